@@ -1,0 +1,247 @@
+"""Binary floating-point formats with IEEE-754 semantics, over raw bit patterns.
+
+A value is carried as an unsigned integer bit pattern of its format. ``decode`` unpacks patterns
+into exact integer (sign, significand, exponent) triples; ``round_to_format`` packs an exact (or
+round-to-odd) integer magnitude back into a pattern under one of five rounding modes. Everything
+is element-wise jnp code, so it jits and vmaps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+ROUNDING_MODES = ("rne", "rtz", "rdn", "rup", "rmm")
+"""Round to nearest even, toward zero, down (-inf), up (+inf), to nearest ties away from zero."""
+
+_UINT = {8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
+
+
+@dataclasses.dataclass(frozen=True)
+class FPFormat:
+    """An IEEE-754-like binary format: sign, ``exp_bits`` exponent bits, ``man_bits`` fraction bits.
+
+    Bias 2^(exp_bits-1) - 1, subnormals, +-inf (exponent all ones, fraction 0) and NaN (exponent
+    all ones, fraction != 0). Hashable, so it can be a static argument of a jitted function.
+    """
+
+    exp_bits: int
+    man_bits: int
+    name: str = dataclasses.field(default="", compare=False)
+
+    def __post_init__(self):
+        if not (2 <= self.exp_bits <= 11 and 1 <= self.man_bits <= 52):
+            raise ValueError(f"FPFormat({self.exp_bits}, {self.man_bits}): need 2 <= exp_bits "
+                             "<= 11 and 1 <= man_bits <= 52")
+        if self.width not in _UINT:
+            raise ValueError(f"FPFormat({self.exp_bits}, {self.man_bits}) is {self.width} bits "
+                             f"wide; bit patterns are stored in {sorted(_UINT)}-bit words")
+
+    @property
+    def width(self) -> int:
+        """Total bits, sign included."""
+        return 1 + self.exp_bits + self.man_bits
+
+    @property
+    def precision(self) -> int:
+        """Significand bits including the hidden one (p)."""
+        return self.man_bits + 1
+
+    @property
+    def bias(self) -> int:
+        return (1 << (self.exp_bits - 1)) - 1
+
+    @property
+    def emax(self) -> int:
+        """Exponent of the largest finite value."""
+        return (1 << self.exp_bits) - 2 - self.bias
+
+    @property
+    def emin(self) -> int:
+        """Exponent of the smallest normal value."""
+        return 1 - self.bias
+
+    @property
+    def max_value(self) -> float:
+        return float(np.ldexp(2.0 - 2.0 ** -self.man_bits, self.emax))
+
+    @property
+    def min_normal(self) -> float:
+        return float(np.ldexp(1.0, self.emin))
+
+    @property
+    def min_subnormal(self) -> float:
+        return float(np.ldexp(1.0, self.emin - self.man_bits))
+
+    @property
+    def epsilon(self) -> float:
+        """Distance from 1 to the next larger value, 2^-man_bits."""
+        return float(np.ldexp(1.0, -self.man_bits))
+
+    @property
+    def dtype(self):
+        """Unsigned integer dtype holding one bit pattern."""
+        return _UINT[self.width]
+
+    @property
+    def inf_bits(self) -> int:
+        return ((1 << self.exp_bits) - 1) << self.man_bits
+
+    @property
+    def qnan_bits(self) -> int:
+        """The canonical quiet NaN: sign 0, exponent all ones, only the fraction MSB set."""
+        return self.inf_bits | (1 << (self.man_bits - 1))
+
+    @property
+    def max_bits(self) -> int:
+        return self.inf_bits - 1
+
+    def __str__(self):
+        return self.name or f"e{self.exp_bits}m{self.man_bits}"
+
+
+FORMATS: dict[str, FPFormat] = {
+    name: FPFormat(e, m, name)
+    for name, (e, m) in {
+        # FPnew's format names (MiniFloat-NN paper, Sec. III-A)
+        "fp64": (11, 52),
+        "fp32": (8, 23),
+        "fp16": (5, 10),
+        "fp16alt": (8, 7),   # bfloat16 widths, IEEE subnormals and rounding
+        "fp8": (5, 2),       # e5m2
+        "fp8alt": (4, 3),    # e4m3 with infinities, max 240 (not OCP e4m3fn)
+    }.items()
+}
+
+
+def as_format(fmt: str | FPFormat) -> FPFormat:
+    """Resolve a format name or pass an ``FPFormat`` through; unknown names list the known ones."""
+    if isinstance(fmt, FPFormat):
+        return fmt
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
+    return FORMATS[fmt]
+
+
+def check_rounding(rounding: str) -> str:
+    if rounding not in ROUNDING_MODES:
+        raise ValueError(f"unknown rounding mode {rounding!r}; "
+                         f"allowed: {', '.join(ROUNDING_MODES)}")
+    return rounding
+
+
+class Unpacked(NamedTuple):
+    """Bit patterns unpacked into exact integers: a finite value is (-1)^sign * sig * 2^exp.
+
+    All fields have the patterns' shape. ``sig`` is int64 (0 for zeros), ``exp`` int64.
+    """
+
+    sign: jnp.ndarray
+    sig: jnp.ndarray
+    exp: jnp.ndarray
+    is_inf: jnp.ndarray
+    is_nan: jnp.ndarray
+
+
+def decode(bits, fmt: str | FPFormat) -> Unpacked:
+    """Unpack ``fmt`` bit patterns (any unsigned integer array) into exact integer fields."""
+    fmt = as_format(fmt)
+    b = jnp.asarray(bits).astype(jnp.uint64)
+    man_mask = (1 << fmt.man_bits) - 1
+    exp_mask = (1 << fmt.exp_bits) - 1
+    sign = ((b >> (fmt.width - 1)) & 1).astype(bool)
+    biased = ((b >> fmt.man_bits) & exp_mask).astype(jnp.int64)
+    frac = (b & man_mask).astype(jnp.int64)
+    special = biased == exp_mask
+    sig = jnp.where(biased == 0, frac, frac | (1 << fmt.man_bits))
+    exp = jnp.maximum(biased, 1) - fmt.bias - fmt.man_bits
+    return Unpacked(sign, jnp.where(special, 0, sig), exp,
+                    special & (frac == 0), special & (frac != 0))
+
+
+def bit_length(x):
+    """Number of significant bits of a non-negative int64 array (0 for 0)."""
+    return 64 - lax.clz(x.astype(jnp.int64))
+
+
+def round_to_format(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rne"):
+    """Round (-1)^sign * mag * 2^lsb_exp into ``fmt`` bit patterns.
+
+    ``mag``: int64 >= 0, < 2^63. Either exact, or *round-to-odd*: its LSB is 1 when the true
+    magnitude lies strictly between ``mag - 1`` and ``mag + 1`` units, and that LSB sits at
+    least two bits below the rounding position (below the guard bit). Under that condition the
+    result equals the correctly rounded true value in every mode (Boldo & Melquiond, "When
+    double rounding is odd", 2005). ``mag == 0`` gives a zero carrying ``sign``.
+    Overflow gives inf or the largest finite value as the mode requires (IEEE 754-2019 7.4).
+    """
+    fmt = as_format(fmt)
+    check_rounding(rounding)
+    sign = jnp.asarray(sign, bool)
+    mag = jnp.asarray(mag, jnp.int64)
+    lsb_exp = jnp.asarray(lsb_exp, jnp.int64)
+    p = fmt.precision
+    q_min = fmt.emin - (p - 1)                    # exponent of the subnormal LSB
+    top = lsb_exp + bit_length(mag) - 1           # exponent of the leading one
+    q = jnp.where(mag == 0, q_min, jnp.maximum(top - (p - 1), q_min))  # the result's LSB
+    shift = q - lsb_exp
+    right = jnp.clip(shift, 0, 64)                # 64: everything shifts out (mag < 2^63)
+    left = jnp.clip(-shift, 0, 63)
+    kept = jnp.where(right >= 64, 0, (mag >> jnp.minimum(right, 63)) << left)
+    guard_pos = jnp.maximum(right - 1, 0)
+    guard = (right >= 1) & (((mag >> guard_pos) & 1) == 1)
+    sticky = (right >= 1) & ((mag & ((jnp.int64(1) << guard_pos) - 1)) != 0)
+    inexact = guard | sticky
+    if rounding == "rne":
+        up = guard & (sticky | ((kept & 1) == 1))
+    elif rounding == "rtz":
+        up = jnp.zeros_like(guard)
+    elif rounding == "rdn":
+        up = inexact & sign
+    elif rounding == "rup":
+        up = inexact & ~sign
+    else:  # rmm
+        up = guard
+    # A carry out of the significand bumps the exponent field by itself: pattern = field << m + sig.
+    field = jnp.minimum(q - q_min, 1 << fmt.exp_bits)
+    pattern = (field << fmt.man_bits) + kept + up.astype(jnp.int64)
+    overflow_to_inf = {"rne": True, "rmm": True, "rtz": False}.get(rounding)
+    if overflow_to_inf is None:
+        overflow_to_inf = sign if rounding == "rdn" else ~sign
+    saturated = jnp.where(overflow_to_inf, fmt.inf_bits, fmt.max_bits)
+    pattern = jnp.where(pattern >= fmt.inf_bits, saturated, pattern).astype(jnp.uint64)
+    pattern = pattern | (sign.astype(jnp.uint64) << (fmt.width - 1))
+    return pattern.astype(fmt.dtype)
+
+
+def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):
+    """Overlay NaN (canonical quiet NaN) and signed infinity on finite result patterns."""
+    neg_inf = np.asarray((1 << (fmt.width - 1)) | fmt.inf_bits, fmt.dtype)
+    inf = jnp.where(sign, neg_inf, np.asarray(fmt.inf_bits, fmt.dtype))
+    out = jnp.where(is_inf, inf, finite_bits)
+    return jnp.where(is_nan, jnp.asarray(fmt.qnan_bits, fmt.dtype), out)
+
+
+def convert(bits, src: str | FPFormat, dst: str | FPFormat, rounding: str = "rne"):
+    """Cast ``src`` bit patterns to ``dst`` patterns with one rounding (NaN -> canonical NaN)."""
+    src, dst = as_format(src), as_format(dst)
+    u = decode(bits, src)
+    finite = round_to_format(u.sign, u.sig, u.exp, dst, rounding)
+    return encode_special(u.is_nan, u.is_inf, u.sign, finite, dst)
+
+
+def to_float64(bits, fmt: str | FPFormat):
+    """Exact float64 values of ``fmt`` patterns (every format here fits float64 exactly)."""
+    fmt = as_format(fmt)
+    if fmt.width == 64:
+        return lax.bitcast_convert_type(jnp.asarray(bits, jnp.uint64), jnp.float64)
+    return lax.bitcast_convert_type(convert(bits, fmt, FORMATS["fp64"]), jnp.float64)
+
+
+def from_float64(x, fmt: str | FPFormat, rounding: str = "rne"):
+    """Round float64 values into ``fmt`` patterns (one rounding)."""
+    bits = lax.bitcast_convert_type(jnp.asarray(x, jnp.float64), jnp.uint64)
+    return convert(bits, FORMATS["fp64"], fmt, rounding)

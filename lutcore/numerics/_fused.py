@@ -1,0 +1,224 @@
+"""Fused multi-term floating-point operations, bit-exact: exact sum, one rounding.
+
+``exsdotp`` (a*b + c*d + e), ``exfma`` (a*b + c), ``exvsum`` (a + c + e, expanding) and ``vsum``
+(a + c + e, non-expanding) all reduce to one kernel, :func:`_sum3_round`: up to three exact terms
+(integer significand * 2^exponent), summed in a fixed-width integer window and rounded once.
+
+The window (why a 64-bit integer suffices for an exact result). Normalize every term to a
+C-bit significand (C = the widest term) at exponent x, and sort so |T1| >= |T2| >= |T3|.
+Let G = max(2, p_dst + 2 - C) and R = x1 - G.
+* *far*: T2 sits wholly below R (x2 + C + 1 <= R). Then |T2 + T3| < 2^R is far below the
+  guard bit of the result, and only its sign matters: the result is T1 plus a round-to-odd
+  jam bit (+1 / -1 / 0 from the exact sign of T2 + T3).
+* *near*: otherwise. T1 and T2 are exact in a window whose LSB is L = R - C. T3 is exact there
+  too, or is cut at L with floor and a sticky bit. If T1 + T2 != 0 it is at least 2^(x1 - 1),
+  so the cut lies below the result's guard bit (round to odd again); if T1 + T2 == 0 the
+  result is T3, exactly.
+Both cases give a round-to-odd integer of at most G + 2C + 3 bits (53 for FP16->FP32), which
+``round_to_format`` rounds correctly in any mode.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ._formats import (FORMATS, FPFormat, as_format, bit_length, check_rounding, decode,
+                       encode_special, round_to_format)
+
+# (src, dst) pairs of the MiniFloat-NN ExSdotp / ExVsum instructions (paper Table I).
+EXPANDING_PAIRS: tuple[tuple[str, str], ...] = (
+    ("fp8", "fp16"), ("fp8", "fp16alt"), ("fp8alt", "fp16"), ("fp8alt", "fp16alt"),
+    ("fp16", "fp32"), ("fp16alt", "fp32"), ("fp8", "fp32"), ("fp8alt", "fp32"),
+)
+# Formats of the non-expanding Vsum instruction (8, 16 and 32 bit, paper Sec. III-C).
+VSUM_FORMATS: tuple[str, ...] = ("fp8", "fp8alt", "fp16", "fp16alt", "fp32")
+
+_WINDOW_BITS = 63          # the int64 window holds magnitudes below 2^63
+_ABSENT = -(1 << 20)       # exponent given to zero terms so they sort last
+
+
+class Term(NamedTuple):
+    """One exact addend: (-1)^sign * sig * 2^exp, or a special (inf, NaN)."""
+
+    sign: jnp.ndarray
+    sig: jnp.ndarray
+    exp: jnp.ndarray
+    is_inf: jnp.ndarray
+    is_nan: jnp.ndarray
+    width: int  # static: significand bits this term can have
+
+
+def value_term(bits, fmt: FPFormat) -> Term:
+    u = decode(bits, fmt)
+    return Term(u.sign, u.sig, u.exp, u.is_inf, u.is_nan, fmt.precision)
+
+
+def product_term(a_bits, b_bits, fmt: FPFormat) -> Term:
+    """The exact product of two ``fmt`` values (inf * 0 is NaN)."""
+    a, b = decode(a_bits, fmt), decode(b_bits, fmt)
+    a_zero = (a.sig == 0) & ~a.is_inf & ~a.is_nan
+    b_zero = (b.sig == 0) & ~b.is_inf & ~b.is_nan
+    nan = a.is_nan | b.is_nan | (a.is_inf & b_zero) | (b.is_inf & a_zero)
+    return Term(a.sign ^ b.sign, a.sig * b.sig, a.exp + b.exp,
+                (a.is_inf | b.is_inf) & ~nan, nan, 2 * fmt.precision)
+
+
+def _window_gap(width: int, dst: FPFormat) -> int:
+    """G of the module docstring; checks that the window fits 64-bit integers."""
+    gap = max(2, dst.precision + 2 - width)
+    if gap + 2 * width + 3 > _WINDOW_BITS:
+        raise ValueError(f"terms of {width} bits rounded to {dst} need a "
+                         f"{gap + 2 * width + 3}-bit window; at most {_WINDOW_BITS} fit")
+    return gap
+
+
+def _sort3(keys, *fields):
+    """Sort three-element tuples of arrays by ``keys``, descending (a 3-comparator network)."""
+    rows = [list(x) for x in zip(keys, *fields)]
+
+    def swap(i, j):
+        take = rows[i][0] < rows[j][0]
+        rows[i], rows[j] = ([jnp.where(take, y, x) for x, y in zip(rows[i], rows[j])],
+                            [jnp.where(take, x, y) for x, y in zip(rows[i], rows[j])])
+
+    swap(0, 1)
+    swap(1, 2)
+    swap(0, 1)
+    return [list(col) for col in zip(*rows)]
+
+
+def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding: str):
+    """Sum two or three exact terms and round once into ``dst`` patterns (module docstring)."""
+    if len(terms) == 2:  # a zero third term with the second's sign keeps IEEE's zero-sign rule
+        last = terms[1]
+        terms = (*terms, last._replace(sig=jnp.zeros_like(last.sig), is_inf=False, is_nan=False))
+    width = max(t.width for t in terms)
+    gap = _window_gap(width, dst)
+
+    # Normalize each significand to exactly `width` bits; zeros get an absent exponent.
+    signs, sigs, exps = [], [], []
+    for t in terms:
+        sig = jnp.asarray(t.sig, jnp.int64)
+        lift = width - bit_length(sig)
+        zero = sig == 0
+        signs.append(jnp.asarray(t.sign, bool))
+        sigs.append(sig << jnp.where(zero, 0, lift))
+        exps.append(jnp.where(zero, _ABSENT, t.exp - lift))
+    # Same exponent and width-bit significands: magnitude order is (exp, sig) order.
+    keys = [((x - _ABSENT) << (width + 1)) | m for x, m in zip(exps, sigs)]
+    keys, (s1, s2, s3), (m1, m2, m3), (x1, x2, x3) = _sort3(keys, signs, sigs, exps)
+    v1, v2, v3 = (jnp.where(s, -m, m) for s, m in ((s1, m1), (s2, m2), (s3, m3)))
+
+    # far: T1 plus the exact sign of T2 + T3 as a jam bit, LSB at R - 1.
+    r = x1 - gap
+    far = x2 + width + 1 <= r
+    cancel = (keys[1] == keys[2]) & (s2 != s3)
+    jam = jnp.where((m2 == 0) | cancel, 0, jnp.where(s2, -1, 1))
+    n_far = (v1 << (gap + 1)) + jam
+
+    # near: T1 + T2 exact with LSB at L; T3 exact or floored at L with a sticky bit.
+    low = r - width
+    v12 = (v1 << jnp.clip(x1 - low, 0, 62)) + (v2 << jnp.clip(x2 - low, 0, 62))
+    up3 = jnp.clip(x3 - low, 0, 62)
+    down3 = jnp.clip(low - x3, 0, 62)
+    q3 = (v3 << up3) >> down3
+    sticky3 = (m3 & ((jnp.int64(1) << down3) - 1)) != 0
+    n_near = 2 * (v12 + q3) + sticky3.astype(jnp.int64)
+    only3 = v12 == 0  # T1 + T2 cancelled exactly: the result is T3 itself
+
+    n = jnp.where(far, n_far, jnp.where(only3, v3, n_near))
+    lsb = jnp.where(far, r - 1, jnp.where(only3, x3, low - 1))
+
+    # An exact zero is +0 (-0 when rounding down), or the common sign of all-zero terms.
+    all_zero = m1 == 0
+    zero_sign = jnp.where(all_zero & s1 & s2 & s3, True,
+                          jnp.where(all_zero & ~(s1 | s2 | s3), False, rounding == "rdn"))
+    sign = jnp.where(n == 0, zero_sign, n < 0)
+    finite = round_to_format(sign, jnp.abs(n), lsb, dst, rounding)
+
+    nan = functools.reduce(jnp.logical_or, [t.is_nan for t in terms])
+    pos_inf = functools.reduce(jnp.logical_or, [t.is_inf & ~t.sign for t in terms])
+    neg_inf = functools.reduce(jnp.logical_or, [t.is_inf & t.sign for t in terms])
+    return encode_special(nan | (pos_inf & neg_inf), pos_inf | neg_inf, neg_inf, finite, dst)
+
+
+def _check_pair(src: FPFormat, dst: FPFormat, op: str):
+    """Named formats must form a pair of the MiniFloat-NN ISA; custom FPFormats any that fit."""
+    if src.name in FORMATS and dst.name in FORMATS and (src.name, dst.name) not in EXPANDING_PAIRS:
+        allowed = ", ".join(f"{s}->{d}" for s, d in EXPANDING_PAIRS)
+        raise ValueError(f"{op}: {src}->{dst} is not a MiniFloat-NN pair; allowed: {allowed}")
+
+
+@functools.partial(jax.jit, static_argnames=("src", "dst", "rounding"))
+def _exsdotp(a, b, c, d, e, src, dst, rounding):
+    return _sum3_round((product_term(a, b, src), product_term(c, d, src), value_term(e, dst)),
+                       dst, rounding)
+
+
+@functools.partial(jax.jit, static_argnames=("src", "dst", "rounding"))
+def _exfma(a, b, c, src, dst, rounding):
+    return _sum3_round((product_term(a, b, src), value_term(c, dst)), dst, rounding)
+
+
+@functools.partial(jax.jit, static_argnames=("src", "dst", "rounding"))
+def _sum3(a, c, e, src, dst, rounding):
+    return _sum3_round((value_term(a, src), value_term(c, src), value_term(e, dst)),
+                       dst, rounding)
+
+
+def _operands(fmt_bits):
+    """Broadcast bit-pattern operands, each cast to its format's unsigned dtype."""
+    arrays = [jnp.asarray(x).astype(fmt.dtype) for x, fmt in fmt_bits]
+    return jnp.broadcast_arrays(*arrays)
+
+
+def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne"):
+    """Expanding sum of dot products a*b + c*d + e, exact then rounded once (``fpnew_sdotp``).
+
+    ``a, b, c, d``: ``src`` bit patterns; ``e``: ``dst`` bit patterns (unsigned integer arrays,
+    broadcast together). Returns ``dst`` patterns of the broadcast shape. ``src``/``dst``: format
+    names or ``FPFormat``. Any NaN, inf*0 or inf-inf gives ``dst``'s canonical quiet NaN.
+    """
+    src, dst = as_format(src), as_format(dst)
+    _check_pair(src, dst, "exsdotp")
+    ops = _operands([(a, src), (b, src), (c, src), (d, src), (e, dst)])
+    return _exsdotp(*ops, src=src, dst=dst, rounding=check_rounding(rounding))
+
+
+def exfma(a, b, c, *, src, dst, rounding="rne"):
+    """Expanding fused multiply-add a*b + c, one rounding; ``a, b`` in ``src``, ``c`` in ``dst``.
+
+    With ``src == dst`` it is the plain IEEE fused multiply-add.
+    """
+    src, dst = as_format(src), as_format(dst)
+    if src != dst:
+        _check_pair(src, dst, "exfma")
+    ops = _operands([(a, src), (b, src), (c, dst)])
+    return _exfma(*ops, src=src, dst=dst, rounding=check_rounding(rounding))
+
+
+def exfma_cascade(a, b, c, d, e, *, src, dst, rounding="rne"):
+    """a*b + c*d + e by two chained ExFMA units (paper Fig. 3): c*d + (a*b + e), two roundings."""
+    first = exfma(a, b, e, src=src, dst=dst, rounding=rounding)
+    return exfma(c, d, first, src=src, dst=dst, rounding=rounding)
+
+
+def exvsum(a, c, e, *, src, dst, rounding="rne"):
+    """Expanding vector sum a + c + e (ExSdotp with b = d = 1): ``a, c`` in ``src``, ``e`` in dst."""
+    src, dst = as_format(src), as_format(dst)
+    _check_pair(src, dst, "exvsum")
+    ops = _operands([(a, src), (c, src), (e, dst)])
+    return _sum3(*ops, src=src, dst=dst, rounding=check_rounding(rounding))
+
+
+def vsum(a, c, e, *, fmt, rounding="rne"):
+    """Non-expanding three-term sum a + c + e, all in ``fmt``, rounded once (paper Eq. 6)."""
+    fmt = as_format(fmt)
+    if fmt.name in FORMATS and fmt.name not in VSUM_FORMATS:
+        raise ValueError(f"vsum: {fmt} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
+    ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
+    return _sum3(*ops, src=fmt, dst=fmt, rounding=check_rounding(rounding))
