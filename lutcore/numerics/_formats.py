@@ -9,8 +9,10 @@ is element-wise jnp code, so it jits and vmaps.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -227,7 +229,11 @@ def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):
 
 def convert(bits, src: str | FPFormat, dst: str | FPFormat, rounding: str = "rne"):
     """Cast ``src`` bit patterns to ``dst`` patterns with one rounding (NaN -> canonical NaN)."""
-    src, dst = as_format(src), as_format(dst)
+    return _convert(jnp.asarray(bits), as_format(src), as_format(dst), check_rounding(rounding))
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 3))
+def _convert(bits, src: FPFormat, dst: FPFormat, rounding: str):
     u = decode(bits, src)
     finite = round_to_format(u.sign, u.sig, u.exp, dst, rounding)
     return encode_special(u.is_nan, u.is_inf, u.sign, finite, dst)
