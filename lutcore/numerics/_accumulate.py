@@ -1,0 +1,62 @@
+"""Long dot products accumulated by the MiniFloat-NN units: the accuracy model of Fig. 9.
+
+One step consumes two products (one ExSdotp instruction): the fused unit computes
+acc + a0*b0 + a1*b1 with one rounding; the ExFMA cascade (paper Fig. 3) rounds after each
+product; the golden model accumulates in float64 (products of <= 11-bit significands are exact
+there, so each step rounds only the sum, like an FP64 FMA).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from ._formats import FPFormat, as_format, check_rounding, to_float64
+from ._fused import exfma_cascade, exsdotp
+
+UNITS = ("exsdotp", "exfma_cascade", "fp64")
+
+
+@functools.partial(jax.jit, static_argnames=("src", "dst", "unit", "rounding"))
+def _accumulate(a, b, src: FPFormat, dst: FPFormat, unit: str, rounding: str):
+    pairs = (a[..., 0::2], b[..., 0::2], a[..., 1::2], b[..., 1::2])
+    steps = [jnp.moveaxis(x, -1, 0) for x in pairs]   # scan over the step axis
+
+    if unit == "fp64":
+        def step(acc, xs):
+            a0, b0, a1, b1 = (to_float64(x, src) for x in xs)
+            acc = acc + a0 * b0
+            acc = acc + a1 * b1
+            return acc, acc
+
+        init = jnp.zeros(a.shape[:-1], jnp.float64)
+    else:
+        op = exsdotp if unit == "exsdotp" else exfma_cascade
+
+        def step(acc, xs):
+            acc = op(*xs, acc, src=src, dst=dst, rounding=rounding)
+            return acc, acc
+
+        init = jnp.zeros(a.shape[:-1], dst.dtype)
+    _, history = lax.scan(step, init, steps)
+    history = jnp.moveaxis(history, 0, -1)
+    return history if unit == "fp64" else to_float64(history, dst)
+
+
+def accumulate_dot(a, b, *, src, dst, unit: str, rounding: str = "rne"):
+    """Running dot product of ``a`` and ``b`` as computed by one unit, after every step.
+
+    a, b: [..., 2n] ``src`` bit patterns. Returns float64 [..., n]: the accumulator after each
+    step (step i has consumed products 0 .. 2i+1), starting from +0. ``unit``: "exsdotp",
+    "exfma_cascade" (results in ``dst``) or "fp64" (the golden model).
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unknown unit {unit!r}; allowed: {', '.join(UNITS)}")
+    src, dst = as_format(src), as_format(dst)
+    a, b = jnp.asarray(a, src.dtype), jnp.asarray(b, src.dtype)
+    if a.shape != b.shape or a.shape[-1] % 2:
+        raise ValueError(f"a and b need one shape with an even last axis; got {a.shape}, {b.shape}")
+    return _accumulate(a, b, src=src, dst=dst, unit=unit, rounding=check_rounding(rounding))
