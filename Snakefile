@@ -1,0 +1,44 @@
+"""lutcore pipeline: run every experiment of the chosen preset into results/, then the report.
+
+    snakemake --cores all                         # full preset (workflow/config.yaml)
+    snakemake --cores all --config preset=quick   # minutes, for checks
+
+The config is validated here, at parse time, so a typo stops the run before any job starts.
+Rules only name files, params and a script; experiments/ computes, lutcore/ models.
+"""
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: os.path.join(workflow.basedir, "workflow", "config.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/minifloat_nn.smk"
+
+
+localrules: all, summary
+
+
+rule all:
+    input:
+        expand("results/data/{id}.nc", id=SELECTED),
+        expand("results/figures/{id}.pdf", id=SELECTED),
+        "results/claims.json",
+        "results/REPORT.md",
+
+
+rule summary:
+    input:
+        claims=expand("results/claims/{id}.json", id=SELECTED),
+        figures=expand("results/figures/{id}.png", id=SELECTED),
+        tables=expand("results/tables/{id}.md", id=SELECTED),
+    output:
+        claims="results/claims.json",
+        report=report("results/REPORT.md", caption="workflow/report/summary.rst", category="Summary"),
+    params:
+        preset=PRESET,
+    script:
+        "workflow/scripts/build_report.py"

@@ -1,0 +1,115 @@
+"""The Snakemake pipeline end to end on the quick preset, in a temporary working directory."""
+
+import hashlib
+import json
+
+import pytest
+import xarray as xr
+import yaml
+
+from conftest import ROOT, snakemake
+from experiments import get, registry
+
+OUTPUTS = ("data/{}.nc", "figures/{}.png", "figures/{}.pdf", "tables/{}.md", "claims/{}.json")
+CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "deviation"}
+
+
+def digests(results):
+    return {p.relative_to(results): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(results.rglob("*")) if p.is_file()}
+
+
+def test_presets_cover_every_registered_experiment():
+    presets = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())["presets"]
+    for name, preset in presets.items():
+        assert set(preset) == set(registry()), name
+
+
+@pytest.mark.slow
+def test_every_experiment_has_its_outputs(quick_run):
+    results = quick_run / "results"
+    for experiment_id in registry():
+        for pattern in OUTPUTS:
+            path = results / pattern.format(experiment_id)
+            assert path.stat().st_size > 0, path
+    assert not list(results.rglob("*.tmp")), "a temporary file was left behind"
+
+
+@pytest.mark.slow
+def test_data_carries_provenance(quick_run):
+    for experiment_id in registry():
+        with xr.open_dataset(quick_run / "results" / "data" / f"{experiment_id}.nc",
+                             engine="h5netcdf") as ds:
+            attrs = ds.attrs
+        assert attrs["experiment"] == experiment_id
+        assert attrs["title"] == get(experiment_id).TITLE
+        assert attrs["lutcore_version"] and attrs["git_commit"]
+        assert attrs["config_sha256"] == hashlib.sha256(attrs["config"].encode()).hexdigest()
+
+
+@pytest.mark.slow
+def test_claims_json(quick_run):
+    claims = json.loads((quick_run / "results" / "claims.json").read_text())
+    assert isinstance(claims, list) and claims
+    assert {c["experiment"] for c in claims} == set(registry())
+    assert [c["experiment"] for c in claims] == sorted(c["experiment"] for c in claims)
+    for claim in claims:
+        assert set(claim) == CLAIM_KEYS, claim
+        assert isinstance(claim["holds"], bool)
+
+
+@pytest.mark.slow
+def test_report_shows_every_experiment_and_every_deviation(quick_run):
+    results = quick_run / "results"
+    report = (results / "REPORT.md").read_text()
+    claims = json.loads((results / "claims.json").read_text())
+    assert "Preset `quick`" in report
+    for experiment_id, module in registry().items():
+        assert f"### {experiment_id}: {module.TITLE}" in report
+        assert f"(figures/{experiment_id}.png)" in report
+    deviations = report.split("## Deviations", 1)[1].split("\n## ", 1)[0]
+    failing = [c for c in claims if not c["holds"]]
+    rows = [line for line in deviations.splitlines() if line.startswith("| ")][1:]  # no header
+    assert len(rows) == len(failing)
+    for claim in failing:
+        assert f"| {claim['experiment']} | {claim['claim']} |" in deviations
+
+
+@pytest.mark.slow
+def test_snakemake_html_report(quick_run):
+    done = snakemake(quick_run, "--config", "preset=quick", "--report", "report.html")
+    assert done.returncode == 0, done.stderr[-5000:]
+    html = (quick_run / "report.html").read_text()
+    assert all(f"{experiment_id}.png" in html for experiment_id in registry())
+
+
+@pytest.mark.slow
+def test_rerun_gives_identical_files(quick_run):
+    results = quick_run / "results"
+    before = digests(results)
+    done = snakemake(quick_run, "--config", "preset=quick", "--forceall")
+    assert done.returncode == 0, done.stderr[-5000:]
+    after = digests(results)
+    assert sorted(str(p) for p in before) == sorted(str(p) for p in after)
+    changed = [str(p) for p in before if before[p] != after[p]]
+    assert not changed, f"not reproducible byte for byte: {changed}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("configfile, config, expected", [
+    ("presets: {quick: {mfnn-fig9: {trails: 3}}}", "preset=quick",
+     "lutcore config error: presets.quick: mfnn-fig9: unknown key(s) trails; allowed keys: "),
+    (None, "preset=fast", "lutcore config error: preset: 'fast' is not one of ['quick', 'full']"),
+    (None, "experiments=[mfnn-fig99]", "lutcore config error: experiments: mfnn-fig99 not in preset"),
+], ids=["experiment-key", "preset", "experiment-id"])
+def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
+    args = ["--config", config]
+    if configfile:  # merged over workflow/config.yaml
+        (tmp_path / "bad.yaml").write_text(configfile + "\n")
+        args += ["--configfile", str(tmp_path / "bad.yaml")]
+    done = snakemake(tmp_path, *args)
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1 and errors[0].startswith(expected), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,68 @@
+# Config validation and the helpers rules use for wildcards and params; nothing is computed here.
+
+import pathlib
+import re
+import sys
+
+from jsonschema import ValidationError
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+
+def config_error(message):
+    # One line and a non-zero exit while parsing: no job runs, nothing lands in results/.
+    print(f"lutcore config error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+try:
+    import lutcore
+    from experiments import ConfigError, _framework, get, make_config
+except ImportError as err:
+    config_error(f"cannot import lutcore's experiments ({err}); run: python3 -m pip install -e .")
+
+try:
+    validate(config, "../schemas/config.schema.yaml")
+except WorkflowError as err:
+    # snakemake's message spans dozens of lines; the jsonschema error it wraps says it in one.
+    if not isinstance(err.__context__, ValidationError):
+        raise
+    where = ".".join(map(str, err.__context__.absolute_path)) or "config"
+    config_error(f"{where}: {err.__context__.message}")
+
+PRESET = config["preset"]
+PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
+SELECTED = config.get("experiments", list(PARAMS))
+
+outside = [i for i in SELECTED if i not in PARAMS]
+if outside:
+    config_error(f"experiments: {', '.join(outside)} not in preset {PRESET}; "
+                 f"it has: {', '.join(PARAMS)}")
+try:
+    for experiment_id, params in PARAMS.items():
+        make_config(get(experiment_id), params)
+except ConfigError as err:
+    config_error(f"presets.{PRESET}: {err}")
+
+
+def paper_ids(paper):
+    """Wildcard regex matching the preset's experiment ids of one paper (a rule file each)."""
+    return "|".join(re.escape(i) for i in PARAMS if get(i).PAPER == paper)
+
+
+LUTCORE_SOURCES = sorted(str(p) for p in pathlib.Path(lutcore.__file__).parent.rglob("*.py"))
+
+
+def experiment_sources(wildcards):
+    """What an experiment's results depend on besides its params: editing any of it reruns it."""
+    experiment = get(wildcards.id)
+    return [experiment.__file__, _framework.__file__,
+            str(_framework.REFERENCE_DIR / f"{experiment.PAPER}.yaml"), *LUTCORE_SOURCES]
+
+
+def experiment_params(wildcards):
+    return PARAMS[wildcards.id]
+
+
+def experiment_title(wildcards):
+    return get(wildcards.id).TITLE

@@ -1,0 +1,141 @@
+"""Run one experiment by id and write its data, figures, table and claims.
+
+Snakemake calls this as the ``script:`` of a paper's rule (outputs and parameters come from the
+rule); from a shell it takes the parameters of a preset in workflow/config.yaml:
+
+    python workflow/scripts/run_experiment.py mfnn-fig9 --preset quick --results results
+
+Everything is computed before anything is written, and each file is written under a temporary
+name in its folder and then renamed, so a failed or interrupted run leaves no half-written
+result. No output carries a timestamp: the same code and config give byte-identical files.
+"""
+
+import argparse
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless; must come before any experiment imports pyplot
+
+import matplotlib.pyplot as plt  # noqa: E402
+import yaml  # noqa: E402
+
+import lutcore  # noqa: E402
+from experiments import Claim, ConfigError, get, make_config  # noqa: E402
+
+CONFIG_FILE = pathlib.Path(__file__).resolve().parents[1] / "config.yaml"
+OUTPUTS = ("data", "figure", "pdf", "table", "claims")  # the output names of the paper rules
+
+
+def output_paths(results: pathlib.Path, experiment_id: str) -> dict[str, pathlib.Path]:
+    """The files of one experiment under ``results``, as the workflow rules name them."""
+    return {"data": results / "data" / f"{experiment_id}.nc",
+            "figure": results / "figures" / f"{experiment_id}.png",
+            "pdf": results / "figures" / f"{experiment_id}.pdf",
+            "table": results / "tables" / f"{experiment_id}.md",
+            "claims": results / "claims" / f"{experiment_id}.json"}
+
+
+def git_commit() -> str:
+    """HEAD of the checkout lutcore is imported from (``-dirty`` if its code differs), or unknown."""
+    root = pathlib.Path(lutcore.__file__).resolve().parents[1]
+    try:
+        head = _git(root, "rev-parse", "HEAD")
+        # Only the code counts: results/ changing under a run must not change the provenance.
+        dirty = _git(root, "status", "--porcelain", "--untracked-files=no", "--",
+                     "lutcore", "experiments", "workflow")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
+
+
+def _git(root: pathlib.Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def atomic(path: pathlib.Path):
+    """Yield a temporary path next to ``path``; it replaces ``path`` only once fully written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
+    """Run ``module`` with ``config`` and write its outputs to ``paths`` (keys: OUTPUTS)."""
+    canonical = json.dumps(dataclasses.asdict(config), sort_keys=True, separators=(",", ":"))
+    print(f"[lutcore] {module.ID}: {module.TITLE}", flush=True)
+    print(f"[lutcore] {module.ID}: config {canonical}", flush=True)
+
+    start = time.perf_counter()
+    ds = module.run(config)
+    print(f"[lutcore] {module.ID}: run {time.perf_counter() - start:.1f} s", flush=True)
+    ds.attrs.update(experiment=module.ID, title=module.TITLE,
+                    lutcore_version=lutcore.__version__, git_commit=git_commit(),
+                    config=canonical,
+                    config_sha256=hashlib.sha256(canonical.encode()).hexdigest())
+    figure = module.plot(ds)
+    table = module.table(ds).rstrip("\n") + "\n"
+    claims = module.claims(ds)
+    bad = [c for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise TypeError(f"{module.ID}.claims() must return Claim objects, got {bad[0]!r}")
+
+    with atomic(paths["data"]) as tmp:
+        ds.to_netcdf(tmp, engine="h5netcdf")
+    # No date or software version in the metadata: figures must be reproducible byte for byte.
+    with atomic(paths["figure"]) as tmp:
+        figure.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
+    with atomic(paths["pdf"]) as tmp:
+        figure.savefig(tmp, format="pdf",
+                       metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    plt.close(figure)
+    with atomic(paths["table"]) as tmp:
+        tmp.write_text(table, encoding="utf-8")
+    with atomic(paths["claims"]) as tmp:
+        tmp.write_text(json.dumps([c.as_dict() for c in claims], indent=2, ensure_ascii=False)
+                       + "\n", encoding="utf-8")
+    held = sum(c.holds for c in claims)
+    print(f"[lutcore] {module.ID}: {held}/{len(claims)} claims hold; wrote "
+          f"{', '.join(str(p) for p in paths.values())} "
+          f"({time.perf_counter() - start:.1f} s in all)", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Run one lutcore experiment by id.")
+    parser.add_argument("experiment", help="experiment id, e.g. mfnn-fig9")
+    parser.add_argument("--preset", choices=("quick", "full"), default="full",
+                        help="parameter preset from workflow/config.yaml (default: full)")
+    parser.add_argument("--results", type=pathlib.Path, default=pathlib.Path("results"),
+                        help="results folder (default: results)")
+    args = parser.parse_args(argv)
+    preset = yaml.safe_load(CONFIG_FILE.read_text())["presets"][args.preset]
+    try:
+        module = get(args.experiment)
+        if args.experiment not in preset:
+            raise ConfigError(f"{args.experiment} is not in preset {args.preset} of "
+                              f"{CONFIG_FILE}; it has: {', '.join(preset)}")
+        config = make_config(module, preset[args.experiment])
+    except ConfigError as err:
+        parser.exit(2, f"lutcore config error: {err}\n")
+    produce(module, config, output_paths(args.results, module.ID))
+
+
+if "snakemake" in globals():  # run as a Snakemake script: the rule names files and parameters
+    module = get(snakemake.wildcards.id)  # noqa: F821
+    produce(module, make_config(module, snakemake.params.config),  # noqa: F821
+            {name: pathlib.Path(getattr(snakemake.output, name)) for name in OUTPUTS})  # noqa: F821
+elif __name__ == "__main__":
+    main()
