@@ -91,6 +91,13 @@ def paper_claim(module, key: str, *, ours: str, holds: bool, tolerance: str = ""
                  holds=bool(holds), tolerance=tolerance, deviation=deviation)
 
 
+def markdown_table(columns: list[str], rows: list[list], *, right: int = 0) -> str:
+    """A Markdown table; the last ``right`` columns (numbers) are right-aligned."""
+    align = ["---"] * (len(columns) - right) + ["---:"] * right
+    lines = [columns, align, *[[str(x) for x in row] for row in rows]]
+    return "\n".join("| " + " | ".join(line) + " |" for line in lines) + "\n"
+
+
 # --------------------------------------------------------------------------------------------
 # Registry and configuration
 

@@ -133,3 +133,11 @@ def test_reference_and_paper_claim(reference_dir):
     assert paper_claim(FAKE, "exact", ours="yes", holds=1).paper == "one rounding (Sec. III)"
     assert set(claim.as_dict()) == {"experiment", "claim", "paper", "ours", "holds", "tolerance",
                                     "deviation"}
+
+
+def test_markdown_table_aligns_number_columns():
+    from experiments import markdown_table
+
+    text = markdown_table(["name", "x", "y"], [["a", 1, 2.5], ["b", 10, "-"]], right=2)
+    assert text.splitlines() == ["| name | x | y |", "| --- | ---: | ---: |",
+                                 "| a | 1 | 2.5 |", "| b | 10 | - |"]

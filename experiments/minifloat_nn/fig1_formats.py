@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments._framework import ConfigError, paper_claim, reference
+from experiments._framework import ConfigError, markdown_table, paper_claim, reference
 
 ID = "mfnn-fig1"
 TITLE = "FP formats and the MiniFloat-NN operations supporting them (MiniFloat-NN Fig. 1, Table I)"
@@ -112,24 +112,24 @@ def plot(ds: xr.Dataset):
 
 
 def table(ds: xr.Dataset) -> str:
-    lines = ["| format | exp | man | bias | max | min normal | min subnormal | epsilon |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for name in ds.format.values:
-        f = ds.sel(format=name)
-        lines.append(f"| {name} | {int(f.exp_bits)} | {int(f.man_bits)} | {int(f.bias)} | "
-                     f"{float(f.max_value):.6g} | {float(f.min_normal):.4g} | "
-                     f"{float(f.min_subnormal):.4g} | {float(f.epsilon):.4g} |")
-    lines += ["", "**Table I (computed): operations and the format pairs they accept**", "",
-              "| operation | src -> dst | ExSdotp lanes that fit it |", "|---|---|---|"]
+    formats = markdown_table(
+        ["format", "exp", "man", "bias", "max", "min normal", "min subnormal", "epsilon"],
+        [[name, int(f.exp_bits), int(f.man_bits), int(f.bias), f"{float(f.max_value):.6g}",
+          f"{float(f.min_normal):.4g}", f"{float(f.min_subnormal):.4g}",
+          f"{float(f.epsilon):.4g}"] for name, f in ((n, ds.sel(format=n)) for n in ds.format.values)],
+        right=7)
+    rows = []
     for op in ds.op.values:
         for src, dst in _pairs(ds, op):
             if op == "exfma" and src == dst:
                 continue  # plain FMA: not a MiniFloat-NN instruction
             lanes = [str(l) for l in ds.lane.values
                      if bool(ds.lane_covers.sel(lane=l, src=src, dst=dst))]
-            lane_text = ", ".join(lanes) or "none" if op in ("exsdotp", "exvsum") else "-"
-            lines.append(f"| {op} | {src} -> {dst} | {lane_text} |")
-    return "\n".join(lines) + "\n"
+            rows.append([op, f"{src} -> {dst}",
+                         ", ".join(lanes) or "none" if op in ("exsdotp", "exvsum") else "-"])
+    support = markdown_table(["operation", "src -> dst", "ExSdotp lanes that fit it"], rows)
+    return (formats + "\n**Table I (computed): operations and the format pairs they accept**\n\n"
+            + support)
 
 
 def _pairs(ds, op):

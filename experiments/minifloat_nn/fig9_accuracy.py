@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments._framework import ConfigError, paper_claim
+from experiments._framework import ConfigError, markdown_table, paper_claim
 
 ID = "mfnn-fig9"
 TITLE = "Accumulation accuracy of ExSdotp vs two cascaded ExFMA (MiniFloat-NN Fig. 9, Table IV)"
@@ -116,21 +116,21 @@ def plot(ds: xr.Dataset):
 
 def table(ds: xr.Dataset) -> str:
     """Table IV layout: per pair and length, each unit's error and the ExFMA / ExSdotp ratio."""
-    lines = ["| pair | steps | ExSdotp | ExFMA cascade | ratio | median ExSdotp | median ExFMA |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = []
     for pair in ds.pair.values:
         for length in ds.length.values:
             e = ds["rel_error"].sel(pair=pair, length=length)
             m = ds["median_rel_error"].sel(pair=pair, length=length)
             s, f = float(e.sel(unit="exsdotp")), float(e.sel(unit="exfma_cascade"))
-            ratio = f"{f / s:.2f}" if s > 0 else "-"
-            lines.append(f"| {pair} | {int(length)} | {s:.3g} | {f:.3g} | {ratio} | "
-                         f"{float(m.sel(unit='exsdotp')):.3g} | "
-                         f"{float(m.sel(unit='exfma_cascade')):.3g} |")
+            rows.append([pair, int(length), f"{s:.3g}", f"{f:.3g}",
+                         f"{f / s:.2f}" if s > 0 else "-",
+                         f"{float(m.sel(unit='exsdotp')):.3g}",
+                         f"{float(m.sel(unit='exfma_cascade')):.3g}"])
     note = ("\nErrors relative to float64: normwise (mean|x - x64| / mean|x64| over trials) and "
             "the median of per-trial |x - x64| / |x64|; ratio = ExFMA / ExSdotp normwise error "
             "(> 1: the fused unit is more accurate).\n")
-    return "\n".join(lines) + "\n" + note
+    return markdown_table(["pair", "steps", "ExSdotp", "ExFMA cascade", "ratio",
+                           "median ExSdotp", "median ExFMA"], rows, right=6) + note
 
 
 def claims(ds: xr.Dataset):
