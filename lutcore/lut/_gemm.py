@@ -1,0 +1,273 @@
+"""LUT-based mixed-precision GEMM through tables and lookups, and the LMMA tile semantics.
+
+Every product of an activation and a low-bit weight is replaced by lookups into precomputed
+tables (§2.2, §3.1). The lookup engine is vectorized: the lookups of all M x N x G (row, column,
+group) positions are expressed as a contraction of the tables with a one-hot *selection* tensor
+(sign x shift at the looked-up entry, zero elsewhere) — the same data the LUT unit's mux selects
+and accumulator signs receive — so XLA runs them as one dense product. A literal gather engine
+(``lookup="gather"``) computes the same sums one lookup at a time, for checking and for tables too
+large for a selection tensor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from lutcore import numerics as nm
+
+from ._schemes import MAX_W_BITS, TableScheme, make_scheme
+from ._tables import group_activations, precompute_tables, quantize_tables
+
+LOOKUPS = ("auto", "onehot", "gather")
+ONEHOT_MAX_ENTRIES = 256  # beyond this a selection tensor costs more than gathering
+ACTIVATION_FORMATS = ("fp32", "fp16", "fp16alt", "fp8", "fp8alt", "int8", "int16")
+ACCUM_FORMATS = ("fp32", "fp16", "int32")
+
+
+def lookup_sum(tables, entry, coeff, *, method: str = "onehot"):
+    """out[m, n] = sum over g, p of coeff[n, g, p] * tables[m, g, entry[n, g, p]].
+
+    tables: [M, G, E]; entry: [N, G, P] ints in [0, E); coeff: [N, G, P]. Returns [M, N].
+    """
+    m, g, e = tables.shape
+    if method == "onehot":
+        select = jnp.sum(jnp.where(entry[..., None] == jnp.arange(e), coeff[..., None], 0.0),
+                         axis=-2)  # [N, G, E]
+        return tables.reshape(m, g * e) @ select.reshape(-1, g * e).T
+    if method == "gather":
+        groups = jnp.arange(g)[:, None]
+
+        def column(args):
+            idx, c = args  # [G, P]
+            return jnp.sum(tables[:, groups, idx] * c, axis=(1, 2))
+
+        return lax.map(column, (entry, coeff)).T
+    raise ValueError(f"lookup {method!r} unknown; allowed values: {', '.join(LOOKUPS)}")
+
+
+def _per_column(name, value, n):
+    value = jnp.asarray(value, jnp.float64)
+    if value.ndim == 0 or value.shape == (n,):
+        return jnp.broadcast_to(value, (n,))
+    raise ValueError(f"{name} must be a scalar or have shape [N] = ({n},), got {value.shape}")
+
+
+def _check_operands(a, w, scheme: TableScheme):
+    a, w = jnp.asarray(a), jnp.asarray(w)
+    if a.ndim != 2 or w.ndim != 2:
+        raise ValueError(f"a must be [M, Ktot] and w [N, Ktot]; got a{a.shape}, w{w.shape}")
+    if a.shape[1] != w.shape[1]:
+        raise ValueError(f"a and w must share Ktot; got a{a.shape}, w{w.shape}")
+    if not jnp.issubdtype(w.dtype, jnp.integer):
+        raise ValueError(f"w must hold unsigned integer codes, got dtype {w.dtype}")
+    levels = 3 if scheme.name == "ternary" else 1 << scheme.w_bits
+    if not isinstance(w, jax.core.Tracer) and w.size:
+        low, high = int(w.min()), int(w.max())
+        if low < 0 or high >= levels:
+            raise ValueError(f"w codes must lie in [0, {levels}) for {scheme.name} weights "
+                             f"(w_bits={scheme.w_bits}); got values in [{low}, {high}]")
+    return a, w
+
+
+def lookup_plan(w, scheme: TableScheme, scale, zero):
+    """What the weight side feeds the LUT array: entries, signed shifts and the column scale.
+
+    w: [N, Ktot] codes. Returns entry [N, G, P+1], coeff [N, G, P+1] and s_eff [N]; the last
+    plane is the zero-point lookup (coefficient 0 when z_eff = 0, e.g. symmetric weights).
+    """
+    n = w.shape[0]
+    s_eff, z_eff = scheme.affine(_per_column("scale", scale, n), _per_column("zero", zero, n))
+    stored = jax.vmap(jax.vmap(scheme.encode))(group_activations(w, scheme.k))  # [N, G, P]
+    entry, sign = scheme.resolve(stored)
+    coeff = sign * jnp.asarray(scheme.plane_weights)
+    sum_entry, sum_sign = scheme.sum_entry
+    zero_coeff = jnp.broadcast_to((-z_eff * sum_sign)[:, None, None], (*entry.shape[:2], 1))
+    entry = jnp.concatenate([entry, jnp.full_like(entry[..., :1], sum_entry)], axis=-1)
+    return entry, jnp.concatenate([coeff, zero_coeff], axis=-1), s_eff
+
+
+@functools.partial(jax.jit, static_argnames=("scheme", "table_bits", "lookup"))
+def _lut_gemm(a, w, scale, zero, scheme, table_bits, lookup):
+    tables = precompute_tables(a, scheme)
+    if table_bits is not None:
+        tables = quantize_tables(tables, table_bits)[0]
+    entry, coeff, s_eff = lookup_plan(w, scheme, scale, zero)
+    # The column scale rides on the signed shifts (exact: they are powers of two). Applied after
+    # the contraction instead, XLA CPU fuses it into the dot and leaves its fast GEMM (4x slower).
+    return lookup_sum(tables, entry, coeff * s_eff[:, None, None], method=lookup)
+
+
+def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
+             lookup: str = "auto"):
+    """[M, N] = a @ (scale * (w - zero)).T through the tables of ``scheme`` (any of SCHEMES).
+
+    a: [M, Ktot] activations; w: [N, Ktot] integer codes (ternary: {0, 1, 2} with zero=1);
+    scale, zero: scalars or [N]; table_bits: None (exact float64 tables) or b for INTb table
+    quantization; lookup: "onehot", "gather" or "auto" (onehot up to 256 entries per table).
+    """
+    a, w = _check_operands(a, w, scheme)
+    if table_bits is not None and (isinstance(table_bits, bool) or not isinstance(table_bits, int)
+                                   or not 2 <= table_bits <= 16):
+        raise ValueError(f"table_bits must be None or an integer in 2..16, got {table_bits!r}")
+    if lookup not in LOOKUPS:
+        raise ValueError(f"lookup {lookup!r} unknown; allowed values: {', '.join(LOOKUPS)}")
+    if lookup == "auto":
+        lookup = "onehot" if scheme.entries <= ONEHOT_MAX_ENTRIES else "gather"
+    return _lut_gemm(a, w, scale, zero, scheme, table_bits, lookup)
+
+
+def mpgemm(a, w, *, w_bits, scale=1.0, zero=0.0, k=4, symmetric=True, table_bits=None):
+    """LUT-based mpGEMM (LUT Tensor Core §3.1): [M, N] ~= a @ (scale * (w - zero)).T.
+
+    a: [M, Ktot] activations (FP16/BF16/FP8 values or INT8/INT16, any real dtype);
+    w: [N, Ktot] unsigned codes in [0, 2^w_bits); scale, zero: scalars or [N] (Eq. 1).
+    Computed through bit-serial tables of k activations: symmetric (2^(k-1) entries, Eq. 2-6,
+    offline negation) or plain bit-serial (2^k entries). With ``table_bits=None`` tables are
+    exact, so integer ``a`` with scale 1 and integer or half-integer ``zero`` reproduce the integer
+    product exactly; ``table_bits=8`` quantizes every table to INT8 with its own scale (§3.1.3).
+    Returns float64.
+    """
+    scheme = make_scheme("symmetric" if symmetric else "bitserial", k, w_bits)
+    return lut_gemm(a, w, scheme, scale=scale, zero=zero, table_bits=table_bits)
+
+
+def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zero=0.0):
+    """Worst-case |mpgemm(table_bits=b) - mpgemm(exact)|, [M, N], from the table scales [M, G].
+
+    Each quantized entry is off by at most its table's scale/2, and a column looks up
+    sum_p 2^p = 2^W - 1 plane entries (times its sign) plus |z_eff| zero-point entries per group:
+    |err[m, n]| <= |s_eff[n]| * (2^W - 1 + |z_eff[n]|) / 2 * sum_g table_scale[m, g].
+    """
+    n = jnp.broadcast_shapes(jnp.shape(scale), jnp.shape(zero))
+    n = n[0] if n else 1
+    s_eff, z_eff = scheme.affine(_per_column("scale", scale, n), _per_column("zero", zero, n))
+    per_group = sum(scheme.plane_weights) + jnp.abs(z_eff)
+    return jnp.abs(s_eff) * per_group / 2 * jnp.sum(table_scale, axis=-1)[:, None]
+
+
+# --------------------------------------------------------------------------------------------
+# Number formats of the LMMA operands
+
+
+def to_format(x, fmt: str):
+    """Values of x representable in ``fmt`` (float64): FP formats round to nearest even through
+    lutcore.numerics; int8/int16/int32 round half-even and saturate."""
+    x = jnp.asarray(x, jnp.float64)
+    if fmt.startswith("int"):
+        bits = int(fmt[3:])
+        top = (1 << (bits - 1)) - 1
+        return jnp.clip(jnp.round(x), -top - 1, top)
+    return nm.to_float64(nm.from_float64(x, fmt), fmt)
+
+
+@dataclasses.dataclass(frozen=True)
+class LMMA:
+    """One LUT-based MMA instruction (§3.3.1): O[M, N] = A[M, K] x W[N, K] + Acc[M, N].
+
+    Its mnemonic is lmma.m{M}n{N}k{K}.{A}.{W}.{Accum}.{O}; ``table_bits`` adds INTb table
+    quantization (the paper's A_LUT_INT8). W is int1..int8 (bit-serial, symmetric tables) or
+    ternary (k = 3, 5-bit packed index).
+    """
+
+    m: int = 2
+    n: int = 64
+    k: int = 4
+    a_dtype: str = "fp16"
+    w_dtype: str = "int1"
+    accum: str = "fp32"
+    out: str = "fp32"
+    table_bits: int | None = None
+
+    def __post_init__(self):
+        for name in ("m", "n", "k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"LMMA {name} must be a positive integer, got {value!r}")
+        weights = tuple(f"int{b}" for b in range(1, MAX_W_BITS + 1)) + ("ternary",)
+        for name, allowed in (("a_dtype", ACTIVATION_FORMATS), ("w_dtype", weights),
+                              ("accum", ACCUM_FORMATS), ("out", ACCUM_FORMATS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"LMMA {name} {getattr(self, name)!r} unknown; allowed values: "
+                                 f"{', '.join(allowed)}")
+        if self.accum == "int32" and (self.table_bits is not None
+                                      or not self.a_dtype.startswith("int")):
+            raise ValueError("accum='int32' needs exact integer tables: an int a_dtype and "
+                             "table_bits=None")
+        if self.table_bits is not None and (isinstance(self.table_bits, bool)
+                                            or not isinstance(self.table_bits, int)
+                                            or not 2 <= self.table_bits <= 16):
+            raise ValueError(f"LMMA table_bits must be None or 2..16, got {self.table_bits!r}")
+        self.scheme  # validates k against the weight type
+
+    @property
+    def scheme(self) -> TableScheme:
+        if self.w_dtype == "ternary":
+            return make_scheme("ternary", self.k)
+        return make_scheme("symmetric", self.k, int(self.w_dtype[3:]))
+
+    @property
+    def mnemonic(self) -> str:
+        a = self.a_dtype if self.table_bits is None else f"lut_int{self.table_bits}"
+        return f"lmma.m{self.m}n{self.n}k{self.k}.{a}.{self.w_dtype}.{self.accum}.{self.out}"
+
+
+def _round_accum(x, fmt):
+    if fmt == "int32":  # two's-complement wrap, as an integer accumulator does
+        wide = jnp.round(x).astype(jnp.int64)
+        return ((wide + (1 << 31)) % (1 << 32) - (1 << 31)).astype(jnp.float64)
+    return to_format(x, fmt)
+
+
+def lmma(instr: LMMA, tables, entry, coeff, acc):
+    """Execute one instruction: tables [M, E] of one K-group, the group's lookup plan entry and
+    coeff [N, P] (see ``lookup_plan``), acc [M, N] -> O [M, N] in ``instr.out``.
+
+    The lookups of all bit planes are summed exactly inside the unit, added to Acc once and
+    rounded to the accumulator format, then written in the output format.
+    """
+    looked_up = jnp.sum(tables[:, entry] * coeff, axis=-1)  # [M, N, P] -> [M, N]
+    return _round_accum(_round_accum(acc + looked_up, instr.accum), instr.out)
+
+
+@functools.partial(jax.jit, static_argnames=("instr",))
+def _tiled(a, w, scale, zero, instr):
+    scheme = instr.scheme
+    tables = precompute_tables(to_format(a, instr.a_dtype), scheme)
+    if instr.table_bits is not None:
+        tables = quantize_tables(tables, instr.table_bits)[0]
+    entry, coeff, s_eff = lookup_plan(w, scheme, scale, zero)
+    # the accumulator fragment stays in Accum (each LMMA issued with O = Accum) ...
+    chained = dataclasses.replace(instr, out=instr.accum)
+
+    def step(acc, group):
+        t, e, c = group
+        return lmma(chained, t, e, c, acc), None
+
+    acc0 = jnp.zeros((a.shape[0], w.shape[0]))
+    acc, _ = lax.scan(step, acc0, (tables.swapaxes(0, 1), entry.swapaxes(0, 1),
+                                   coeff.swapaxes(0, 1)))
+    # ... and the epilogue applies the column scale and converts to O
+    return _round_accum(acc * s_eff, instr.out)
+
+
+def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
+    """A full mpGEMM as the LMMA instruction stream computes it, with its roundings.
+
+    a: [M, Ktot] (rounded into ``instr.a_dtype`` first); w: [N, Ktot] codes. The K-groups are
+    issued in order, each adding into an accumulator kept in ``instr.accum``; the M x N tiling
+    does not change any value (every output element sees the same sequence), so all tiles run at
+    once; ``op_counts`` gives the instruction count. Returns [M, N] float64 values of ``instr.out``.
+    """
+    a, w = _check_operands(a, w, instr.scheme)
+    return _tiled(a, w, scale, zero, instr)
+
+
+def lmma_instructions(m: int, n: int, ktot: int, instr: LMMA) -> int:
+    """LMMA instructions a [m, ktot] x [n, ktot] mpGEMM issues (tiles padded up)."""
+    return int(np.ceil(m / instr.m) * np.ceil(n / instr.n) * np.ceil(ktot / instr.k))

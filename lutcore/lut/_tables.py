@@ -1,0 +1,53 @@
+"""Table precompute and INTb table quantization (LUT Tensor Core §3.1.1 and §3.1.3)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ._schemes import TableScheme
+
+
+def group_activations(a, k: int):
+    """[M, Ktot] -> [M, G, k], G = ceil(Ktot/k); padded activations are 0 and add nothing."""
+    a = jnp.asarray(a)
+    pad = -a.shape[-1] % k
+    a = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, pad)])
+    return a.reshape(*a.shape[:-1], -1, k)
+
+
+def precompute_tables(a, scheme: TableScheme):
+    """The precompute operator: one table per row and group, shared by all N columns.
+
+    a: [M, Ktot] activations (any real dtype; computed in float64, exact for FP16/BF16/FP8 and
+    INT8/INT16 inputs at k <= 8). Returns [M, G, E] float64 tables.
+    """
+    groups = group_activations(jnp.asarray(a, jnp.float64), scheme.k)
+    return groups @ jnp.asarray(scheme.coefficients).T
+
+
+def symmetric_quantize(x, bits: int):
+    """Symmetric INTb quantization along the last axis, as per-table (or per-token) scaling.
+
+    x: [..., L] -> (codes [..., L] int32 in [-(2^(b-1)-1), 2^(b-1)-1], scale [...] float64),
+    scale = max|x| / (2^(b-1)-1) (1 where x is all zero), codes = round-half-even(x / scale).
+    Each value is then off by at most scale/2: the bound ``table_quantization_bound`` uses.
+    """
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 2 <= bits <= 16:
+        raise ValueError(f"quantization bits must be an integer in 2..16, got {bits!r}")
+    x = jnp.asarray(x, jnp.float64)
+    qmax = (1 << (bits - 1)) - 1
+    peak = jnp.max(jnp.abs(x), axis=-1)
+    scale = jnp.where(peak > 0, peak / qmax, 1.0)
+    codes = jnp.clip(jnp.round(x / scale[..., None]), -qmax, qmax).astype(jnp.int32)
+    return codes, scale
+
+
+def quantize_tables(tables, bits: int):
+    """INTb table quantization (§3.1.3): [M, G, E] -> dequantized tables, codes and scales.
+
+    One scale per table (per row and group of k activations), as the paper quantizes "each
+    table that contains 8 precomputed dot products". Returns (tables_q [M, G, E] float64 =
+    codes*scale, codes [M, G, E] int32, scale [M, G]).
+    """
+    codes, scale = symmetric_quantize(tables, bits)
+    return codes * scale[..., None], codes, scale

@@ -1,0 +1,239 @@
+"""lutcore.lut against numpy integer matmul, float64 references and the paper's equations."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import lutcore.lut as lut
+
+W_BITS = (1, 2, 3, 4, 8)
+
+
+def integer_reference(a, w, zero):
+    """a @ (w - zero).T exactly (zero integer or half-integer): 2x stays integer."""
+    twice = np.asarray(a, np.int64) @ (2 * np.asarray(w, np.int64) - np.int64(2 * zero)).T
+    return twice / 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 6), n=st.integers(1, 6), ktot=st.integers(1, 40),
+       w_bits=st.sampled_from(W_BITS), k=st.integers(1, 6), symmetric=st.booleans(),
+       twice_zero=st.integers(-4, 520), seed=st.integers(0, 2**32 - 1))
+def test_exact_path_equals_integer_matmul(m, n, ktot, w_bits, k, symmetric, twice_zero, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-2**15, 2**15, (m, ktot))  # INT16 activations
+    w = rng.integers(0, 1 << w_bits, (n, ktot))
+    out = lut.mpgemm(a, w, w_bits=w_bits, k=k, symmetric=symmetric, zero=twice_zero / 2)
+    np.testing.assert_array_equal(np.asarray(out), integer_reference(a, w, twice_zero / 2))
+
+
+@pytest.mark.parametrize("scheme", ["bitserial", "symmetric"])
+@pytest.mark.parametrize("w_bits", W_BITS)
+def test_identity_activations_give_back_the_dequantized_weights(scheme, w_bits):
+    """mpgemm(I, w) = scale*(w - zero).T: every code, per-column scale and zero, through tables."""
+    rng = np.random.default_rng(w_bits)
+    n, ktot = 9, 12
+    w = rng.integers(0, 1 << w_bits, (n, ktot))
+    scale, zero = rng.uniform(0.1, 2, n), rng.integers(0, 1 << w_bits, n) + 0.5
+    out = lut.lut_gemm(np.eye(ktot), w, lut.make_scheme(scheme, 4, w_bits), scale=scale,
+                       zero=zero)
+    np.testing.assert_allclose(np.asarray(out), (scale[:, None] * (w - zero[:, None])).T,
+                               rtol=1e-13, atol=1e-12)
+
+
+def test_float_activations_match_float64_reference():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((16, 64)).astype(np.float16)
+    w = rng.integers(0, 16, (8, 64))
+    scale = rng.uniform(0.01, 0.1, 8)
+    ref = a.astype(np.float64) @ (scale[:, None] * (w - 7.5)).T
+    out = lut.mpgemm(a, w, w_bits=4, scale=scale, zero=7.5)
+    np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-12, atol=1e-12)
+    bf16 = rng.standard_normal((4, 64)).astype(ml_dtypes.bfloat16)
+    np.testing.assert_allclose(np.asarray(lut.mpgemm(bf16, w, w_bits=4)),
+                               bf16.astype(np.float64) @ w.T, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,w_bits", [("naive", 1), ("naive", 2), ("bitserial", 3),
+                                         ("symmetric", 4), ("ternary", 2)])
+def test_gather_and_onehot_lookups_agree(name, w_bits):
+    rng = np.random.default_rng(2)
+    scheme = lut.make_scheme(name, 3 if name == "ternary" else 4, w_bits)
+    levels = 3 if name == "ternary" else 1 << w_bits
+    a = rng.integers(-100, 100, (5, 21))
+    w = rng.integers(0, levels, (7, 21))
+    zero = 1 if name == "ternary" else 0.5
+    outs = [np.asarray(lut.lut_gemm(a, w, scheme, zero=zero, lookup=method))
+            for method in ("gather", "onehot")]
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], integer_reference(a, w, zero))
+
+
+def test_table_sizes_are_those_of_section_3_1():
+    a = np.arange(1.0, 5.0)[None]
+    for k in (1, 2, 3, 4, 5):
+        for w_bits in (1, 2):
+            for name, size in (("naive", (2 ** w_bits) ** k), ("bitserial", 2 ** k),
+                               ("symmetric", 2 ** (k - 1))):
+                tables = lut.precompute_tables(a[:, :k], lut.make_scheme(name, k, w_bits))
+                assert tables.shape[-1] == size == lut.table_entries(name, k, w_bits)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 5])
+def test_table_symmetry_eq4(k):
+    """The full {-1,+1} table is odd: LUT[w] = -LUT[~w]; its stored half is the top-bit-0 half."""
+    rng = np.random.default_rng(k)
+    a = rng.integers(-1000, 1000, k).astype(float)  # exact sums: equality is meaningful
+    bits = (np.arange(2 ** k)[:, None] >> np.arange(k)) & 1
+    full = (2 * bits - 1) @ a
+    np.testing.assert_array_equal(full, -full[~np.arange(2 ** k) & (2 ** k - 1)])
+    half = np.asarray(lut.precompute_tables(a[None], lut.make_scheme("symmetric", k, 1)))[0, 0]
+    np.testing.assert_array_equal(half, full[: 2 ** (k - 1)])
+
+
+def test_offline_negation_changes_the_stored_index_not_the_result():
+    rng = np.random.default_rng(3)
+    a = rng.integers(-50, 50, (4, 32))
+    w = rng.integers(0, 16, (6, 32))
+    online = lut.make_scheme("symmetric", 4, 4, offline_negation=False)
+    offline = lut.make_scheme("symmetric", 4, 4, offline_negation=True)
+    np.testing.assert_array_equal(np.asarray(lut.lut_gemm(a, w, online)),
+                                  np.asarray(lut.lut_gemm(a, w, offline)))
+    idx = np.arange(16)
+    stored = np.array([int(offline.encode(np.array([(i >> j) & 1 for j in range(4)]))[0])
+                       for i in idx])
+    top = idx >> 3  # Eq. 6: top bit kept, the rest NOT-ed where it is set
+    np.testing.assert_array_equal(stored, np.where(top == 1, 8 | (~idx & 7), idx))
+    assert online.lookup_negation and not offline.lookup_negation
+
+
+def test_ternary_packing_round_trips_and_fits_5_bits():
+    triples = np.array(np.meshgrid(*[[-1, 0, 1]] * 3, indexing="ij")).reshape(3, -1).T
+    codes = np.asarray(lut.pack_ternary(triples.reshape(1, -1)))[0]
+    assert codes.max() < 32 and len(set(codes.tolist())) == 27
+    np.testing.assert_array_equal(np.asarray(lut.unpack_ternary(codes[None]))[0],
+                                  triples.reshape(-1))
+    with pytest.raises(ValueError, match="multiple of 3"):
+        lut.pack_ternary(np.zeros((1, 4)))
+
+
+def test_ternary_lut_gemm_is_exact():
+    rng = np.random.default_rng(4)
+    t = rng.integers(-1, 2, (10, 30))
+    a = rng.integers(-128, 128, (3, 30))
+    out = lut.lut_gemm(a, t + 1, lut.make_scheme("ternary", 3), scale=1.0, zero=1.0)
+    np.testing.assert_array_equal(np.asarray(out), a @ t.T)
+
+
+@pytest.mark.parametrize("k", [2, 4, 6])
+@pytest.mark.parametrize("w_bits", [1, 2, 4])
+@pytest.mark.parametrize("bits", [4, 8])
+def test_table_quantization_error_within_bound(k, w_bits, bits):
+    rng = np.random.default_rng(k * 100 + w_bits)
+    a = rng.standard_normal((8, 96))
+    a[:, 5] *= 40  # an outlier channel
+    w = rng.integers(0, 1 << w_bits, (12, 96))
+    scale, zero = rng.uniform(0.5, 1.5, 12), rng.integers(0, 1 << w_bits, 12) - 0.5
+    scheme = lut.make_scheme("symmetric", k, w_bits)
+    exact = np.asarray(lut.lut_gemm(a, w, scheme, scale=scale, zero=zero))
+    quant = np.asarray(lut.lut_gemm(a, w, scheme, scale=scale, zero=zero, table_bits=bits))
+    _, codes, table_scale = lut.quantize_tables(lut.precompute_tables(a, scheme), bits)
+    assert np.abs(np.asarray(codes)).max() <= 2 ** (bits - 1) - 1
+    bound = np.asarray(lut.table_quantization_bound(table_scale, scheme, scale=scale, zero=zero))
+    err = np.abs(quant - exact)
+    assert (err <= bound * (1 + 1e-9) + 1e-12).all()
+    assert err.max() > 0.01 * bound.max()  # the bound is not vacuous
+
+
+def test_symmetric_quantize_zero_and_rounding():
+    codes, scale = lut.symmetric_quantize(np.array([[0.0, 0.0], [1.0, -0.5]]), 8)
+    np.testing.assert_array_equal(np.asarray(scale), [1.0, 1 / 127])
+    np.testing.assert_array_equal(np.asarray(codes), [[0, 0], [127, -64]])  # -63.5 -> -64
+
+
+def test_lmma_fp32_accumulation_matches_sequential_float32_sum():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 40)).astype(np.float16)
+    w = rng.integers(0, 4, (6, 40))
+    instr = lut.LMMA(m=2, n=64, k=4, a_dtype="fp16", w_dtype="int2", accum="fp32", out="fp32")
+    out = np.asarray(lut.tiled_mpgemm(a, w, instr, zero=1.5))
+    # independent reference: the exact group dot products, added in float32 one group at a time
+    a64, r = a.astype(np.float64), (w - 1.5) * 2  # symmetric tables carry 2x, scale 1/2 at the end
+    acc = np.zeros((4, 6), np.float32)
+    for g in range(10):
+        part = a64[:, 4 * g:4 * g + 4] @ r[:, 4 * g:4 * g + 4].T
+        acc = (acc.astype(np.float64) + part).astype(np.float32)
+    np.testing.assert_array_equal(out, (acc.astype(np.float64) * 0.5).astype(np.float32))
+    assert instr.mnemonic == "lmma.m2n64k4.fp16.int2.fp32.fp32"
+
+
+def test_lmma_fp16_accumulator_loses_accuracy_int32_does_not():
+    rng = np.random.default_rng(6)
+    a = rng.integers(-128, 128, (4, 512))
+    w = rng.integers(0, 2, (8, 512))
+    exact = a @ w.T
+    int32 = lut.LMMA(a_dtype="int8", w_dtype="int1", accum="int32", out="int32")
+    np.testing.assert_array_equal(np.asarray(lut.tiled_mpgemm(a, w, int32)), exact)
+    fp16 = lut.LMMA(a_dtype="int8", w_dtype="int1", accum="fp16", out="fp16")
+    assert np.abs(np.asarray(lut.tiled_mpgemm(a, w, fp16)) - exact).max() > 0
+
+
+def test_op_counts_opt175b_precompute_redundancy():
+    """§3.1.1: [4096, 12288] x [12288, 12288] on N=4 units recomputes each table 3072 times."""
+    scheme = lut.make_scheme("symmetric", 4, 1)
+    unit = lut.LMMA(m=2, n=4, k=4)
+    shared = lut.op_counts(4096, 12288, 12288, scheme=scheme, unit=unit)
+    per_unit = lut.op_counts(4096, 12288, 12288, scheme=scheme, unit=unit,
+                             shared_precompute=False)
+    assert per_unit.tables // shared.tables == 3072
+    assert shared.lookups == 4096 * 12288 * 3072
+    assert shared.index_negations == 0 and shared.shifts == 0
+
+
+def test_op_counts_match_the_lookup_plan():
+    scheme = lut.make_scheme("symmetric", 4, 3, offline_negation=False)
+    w = np.zeros((5, 17), np.int64)
+    entry, _, _ = lut.lookup_plan(w, scheme, 1.0, 0.0)
+    counts = lut.op_counts(7, 5, 17, scheme=scheme, lut_bits=8)
+    planes = entry.shape[-1] - 1  # the last plane is the zero-point lookup
+    assert counts.lookups == 7 * entry.shape[0] * entry.shape[1] * planes
+    assert counts.index_negations == counts.lookups
+    assert counts.shifts == 7 * 5 * 5 * 2
+    assert counts.table_bits == 8 * 8
+
+
+def test_eq7_eq8_tile_storage():
+    unit = lut.LMMA(m=2, n=64, k=4, w_dtype="int2")
+    assert lut.tile_table_bits(unit, lut_bits=8) == 2 * 2 ** 3 * 8
+    assert lut.tile_weight_bits(unit) == 4 * 64 * 2
+    assert lut.tile_weight_bits(lut.LMMA(n=64, k=3, w_dtype="ternary")) == 64 * 5
+    assert lut.lmma_instructions(4, 130, 10, unit) == 2 * 3 * 3
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(w_bits=0), "w_bits must be an integer in 1..8"),
+    (dict(w_bits=9), "w_bits must be an integer in 1..8"),
+    (dict(w_bits=2, k=0), "k .* must be an integer >= 1"),
+    (dict(w_bits=1), r"w codes must lie in \[0, 2\)"),
+    (dict(w_bits=2, table_bits=1), "table_bits must be None or an integer in 2..16"),
+    (dict(w_bits=2, scale=np.ones(3)), r"scale must be a scalar or have shape \[N\]"),
+])
+def test_bad_arguments_name_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        lut.mpgemm(np.ones((2, 8)), np.full((4, 8), 3), **kwargs)
+
+
+def test_bad_shapes_and_formats():
+    with pytest.raises(ValueError, match="share Ktot"):
+        lut.mpgemm(np.ones((2, 8)), np.zeros((4, 9), int), w_bits=1)
+    with pytest.raises(ValueError, match="unsigned integer codes"):
+        lut.mpgemm(np.ones((2, 8)), np.zeros((4, 8)), w_bits=1)
+    with pytest.raises(ValueError, match="accum 'fp64' unknown; allowed values"):
+        lut.LMMA(accum="fp64")
+    with pytest.raises(ValueError, match="int32' needs exact integer tables"):
+        lut.LMMA(accum="int32", a_dtype="fp16")
+    with pytest.raises(ValueError, match="scheme 'dense' unknown"):
+        lut.make_scheme("dense")
+    with pytest.raises(ValueError, match="entries; at most"):
+        lut.make_scheme("naive", 8, 4)
