@@ -66,3 +66,16 @@ def experiment_params(wildcards):
 
 def experiment_title(wildcards):
     return get(wildcards.id).TITLE
+
+
+def experiment_outputs(category):
+    """The files one experiment job writes; every paper's rule uses them under its category."""
+    return dict(
+        data="results/data/{id}.nc",
+        figure=report("results/figures/{id}.png", caption="../report/figure.rst",
+                      category=category, subcategory="{id}"),
+        pdf="results/figures/{id}.pdf",
+        table=report("results/tables/{id}.md", caption="../report/table.rst",
+                     category=category, subcategory="{id}"),
+        claims="results/claims/{id}.json",
+    )

@@ -5,13 +5,7 @@ rule minifloat_nn:
     input:
         experiment_sources,
     output:
-        data="results/data/{id}.nc",
-        figure=report("results/figures/{id}.png", caption="../report/figure.rst",
-                      category="MiniFloat-NN (ARITH'22)", subcategory="{id}"),
-        pdf="results/figures/{id}.pdf",
-        table=report("results/tables/{id}.md", caption="../report/table.rst",
-                     category="MiniFloat-NN (ARITH'22)", subcategory="{id}"),
-        claims="results/claims/{id}.json",
+        **experiment_outputs("MiniFloat-NN (ARITH'22)"),
     wildcard_constraints:
         id=paper_ids("minifloat_nn"),
     params:

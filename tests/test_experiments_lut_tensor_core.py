@@ -1,0 +1,78 @@
+"""The LUT Tensor Core experiments on small configs: data invariants, claims, config errors."""
+
+import numpy as np
+import pytest
+
+import lutcore.lut as lut
+from experiments import ConfigError, get, make_config
+
+FIG3, FIG7, TABLES, QUANT = (get(i) for i in ("lut-fig3", "lut-fig7", "lut-tables",
+                                               "lut-tablequant"))
+SMALL_QUANT = {"m": 8, "ktot": 256, "n": 32, "k_values": [2, 4], "w_bits": [1, 2], "seeds": 1}
+
+
+@pytest.fixture(scope="module")
+def quant():
+    return QUANT.run(make_config(QUANT, SMALL_QUANT))
+
+
+def test_fig3_table_is_every_dot_product():
+    ds = FIG3.run(make_config(FIG3, {"seed": 3}))
+    a = ds.activation.values.astype(np.float64)
+    np.testing.assert_array_equal(ds.lookup.values, ds.weight.values @ a)
+    assert all(c.holds for c in FIG3.claims(ds))
+
+
+def test_fig7_claims_hold_and_mapping_is_eq2():
+    ds = FIG7.run(make_config(FIG7, {"gemm_m": 4, "gemm_n": 4, "gemm_k": 32}))
+    np.testing.assert_array_equal(ds.reinterpreted.values, 2 * np.arange(16) - 15)
+    np.testing.assert_array_equal(ds.coefficient.values, [[-1, 1, -1, -1]] * 2)
+    assert [c.claim for c in FIG7.claims(ds) if not c.holds] == []
+
+
+def test_fig7_mapping_for_other_widths():
+    ds = FIG7.run(make_config(FIG7, {"w_bits": 2, "gemm_m": 2, "gemm_n": 2, "gemm_k": 8}))
+    np.testing.assert_array_equal(ds.reinterpreted.values, [-3, -1, 1, 3])
+    assert "reinterpretation_mapping" not in [c.claim for c in FIG7.claims(ds)]
+
+
+def test_tables_redundancy_and_built_sizes():
+    ds = TABLES.run(make_config(TABLES, {"k_values": [2, 4], "w_bits": [1, 2]}))
+    red = ds.tables_per_unit / ds.tables_shared
+    assert float(red.sel(unit_n=4)) == 12288 / 4
+    built = ds.built_entries.values
+    np.testing.assert_array_equal(built[~np.isnan(built)], ds.entries.values[~np.isnan(built)])
+    assert all(c.holds for c in TABLES.claims(ds))
+
+
+def test_tablequant_within_bound_and_ordered(quant):
+    assert float(quant.bound_ratio.max()) <= 1.0
+    err = quant.rel_error.mean("seed")
+    assert (err.sel(quantizer="tables INT8") < err.sel(quantizer="tables INT4")).all()
+    assert (err > 0).all()
+
+
+def test_tablequant_reference_is_the_exact_product(quant):
+    """The error statistic is against a @ W^T: recompute one point independently."""
+    config = make_config(QUANT, SMALL_QUANT)
+    rng = np.random.default_rng(0)
+    a = QUANT.activations(rng, config, "gaussian")
+    w = rng.integers(0, 2, (config.n, config.ktot))
+    exact = a @ (w - 0.5).T
+    quantized = np.asarray(lut.mpgemm(a, w, w_bits=1, zero=0.5, k=2, table_bits=8))
+    want = np.linalg.norm(quantized - exact) / np.linalg.norm(exact)
+    got = float(quant.rel_error.sel(distribution="gaussian", k=2, w_bits=1,
+                                    quantizer="tables INT8", seed=0))
+    assert got == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize("module,params,match", [
+    (QUANT, {"distributions": ["laplace"]}, "allowed values: gaussian, student_t3"),
+    (QUANT, {"k_values": [0]}, "k_values: each must be in 1..8"),
+    (TABLES, {"w_bits": [9]}, "w_bits: each must be in 1..8"),
+    (FIG3, {"k": 12}, "k: must be in 1..8"),
+    (FIG7, {"gemm_k": 0}, "must be positive"),
+])
+def test_config_errors_name_the_key(module, params, match):
+    with pytest.raises(ConfigError, match=match):
+        make_config(module, params)

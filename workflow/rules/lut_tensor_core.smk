@@ -1,0 +1,15 @@
+# LUT Tensor Core (ISCA'25): one job per experiment id of experiments/lut_tensor_core/.
+
+
+rule lut_tensor_core:
+    input:
+        experiment_sources,
+    output:
+        **experiment_outputs("LUT Tensor Core (ISCA'25)"),
+    wildcard_constraints:
+        id=paper_ids("lut_tensor_core"),
+    params:
+        config=experiment_params,
+        title=experiment_title,
+    script:
+        "../scripts/run_experiment.py"
