@@ -217,7 +217,7 @@ def test_eq7_eq8_tile_storage():
     (dict(w_bits=2, k=0), "k .* must be an integer >= 1"),
     (dict(w_bits=1), r"w codes must lie in \[0, 2\)"),
     (dict(w_bits=2, table_bits=1), "table_bits must be None or an integer in 2..16"),
-    (dict(w_bits=2, scale=np.ones(3)), r"scale must be a scalar or have shape \[N\]"),
+    (dict(w_bits=2, scale=np.ones(3)), r"scale must be a scalar, \[N\] = \(4,\)"),
 ])
 def test_bad_arguments_name_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -237,3 +237,34 @@ def test_bad_shapes_and_formats():
         lut.make_scheme("dense")
     with pytest.raises(ValueError, match="entries; at most"):
         lut.make_scheme("naive", 8, 4)
+
+
+def test_groupwise_scale_and_zero_along_k():
+    """GGUF/GPTQ-style scales per group of 32 weights ride on the lookups of their k-groups."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(-100, 100, (3, 96))
+    w = rng.integers(0, 16, (5, 96))
+    scale = rng.integers(1, 5, (5, 3)).astype(float)
+    zero = rng.integers(0, 16, (5, 3)) + 0.5
+    dequant = scale.repeat(32, axis=1) * (w - zero.repeat(32, axis=1))
+    for symmetric in (True, False):
+        out = lut.mpgemm(a, w, w_bits=4, scale=scale, zero=zero, symmetric=symmetric)
+        np.testing.assert_array_equal(np.asarray(out), a @ dequant.T)
+    with pytest.raises(ValueError, match=r"\[N, S\] with Ktot/S a multiple of k = 4"):
+        lut.mpgemm(a, w, w_bits=4, scale=np.ones((5, 5)))
+    with pytest.raises(ValueError, match="group-wise scales: use lut_gemm"):
+        lut.tiled_mpgemm(a, w, lut.LMMA(w_dtype="int4", a_dtype="int8"), scale=scale)
+
+
+def test_prepared_weights_serve_many_inputs():
+    rng = np.random.default_rng(8)
+    w = rng.integers(0, 4, (6, 40))
+    scheme = lut.make_scheme("symmetric", 4, 2)
+    prepared = lut.prepare_weights(w, scheme, zero=1.5)
+    assert prepared.select.shape == (10 * 8, 6)
+    for seed in range(2):
+        a = np.random.default_rng(seed).integers(-9, 9, (4, 40))
+        np.testing.assert_array_equal(np.asarray(lut.apply_weights(a, prepared)),
+                                      integer_reference(a, w, 1.5))
+    with pytest.raises(ValueError, match=r"a must be \[M, 40\]"):
+        lut.apply_weights(np.ones((2, 41)), prepared)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -51,11 +52,22 @@ def lookup_sum(tables, entry, coeff, *, method: str = "onehot"):
     raise ValueError(f"lookup {method!r} unknown; allowed values: {', '.join(LOOKUPS)}")
 
 
-def _per_column(name, value, n):
+def per_group(name, value, n: int, ktot: int, k: int):
+    """A scale or zero point as [N, G] over the G = ceil(ktot/k) table groups.
+
+    ``value``: a scalar, [N] (per output column) or [N, S] (group-wise along K: S quantization
+    groups of ktot/S weights each, a whole number of table groups, as GGUF/GPTQ-style formats use).
+    """
+    groups = -(-ktot // k)
     value = jnp.asarray(value, jnp.float64)
     if value.ndim == 0 or value.shape == (n,):
-        return jnp.broadcast_to(value, (n,))
-    raise ValueError(f"{name} must be a scalar or have shape [N] = ({n},), got {value.shape}")
+        return jnp.broadcast_to(value.reshape(-1, 1) if value.ndim else value, (n, groups))
+    if value.ndim == 2 and value.shape[0] == n and value.shape[1] >= 1:
+        s = value.shape[1]
+        if ktot % s == 0 and (ktot // s) % k == 0:
+            return jnp.repeat(value, groups // s, axis=1)
+    raise ValueError(f"{name} must be a scalar, [N] = ({n},) or [N, S] with Ktot/S a multiple "
+                     f"of k = {k} (Ktot = {ktot}); got shape {value.shape}")
 
 
 def _check_operands(a, w, scheme: TableScheme):
@@ -64,6 +76,13 @@ def _check_operands(a, w, scheme: TableScheme):
         raise ValueError(f"a must be [M, Ktot] and w [N, Ktot]; got a{a.shape}, w{w.shape}")
     if a.shape[1] != w.shape[1]:
         raise ValueError(f"a and w must share Ktot; got a{a.shape}, w{w.shape}")
+    _check_codes(w, scheme)
+    return a, w
+
+
+def _check_codes(w, scheme: TableScheme):
+    if w.ndim != 2:
+        raise ValueError(f"w must be [N, Ktot], got shape {w.shape}")
     if not jnp.issubdtype(w.dtype, jnp.integer):
         raise ValueError(f"w must hold unsigned integer codes, got dtype {w.dtype}")
     levels = 3 if scheme.name == "ternary" else 1 << scheme.w_bits
@@ -72,35 +91,93 @@ def _check_operands(a, w, scheme: TableScheme):
         if low < 0 or high >= levels:
             raise ValueError(f"w codes must lie in [0, {levels}) for {scheme.name} weights "
                              f"(w_bits={scheme.w_bits}); got values in [{low}, {high}]")
-    return a, w
+
+
+def _check_table_bits(table_bits):
+    if table_bits is not None and (isinstance(table_bits, bool) or not isinstance(table_bits, int)
+                                   or not 2 <= table_bits <= 16):
+        raise ValueError(f"table_bits must be None or an integer in 2..16, got {table_bits!r}")
 
 
 def lookup_plan(w, scheme: TableScheme, scale, zero):
-    """What the weight side feeds the LUT array: entries, signed shifts and the column scale.
+    """What the weight side feeds the LUT array: entries, signed shifts and the scales.
 
-    w: [N, Ktot] codes. Returns entry [N, G, P+1], coeff [N, G, P+1] and s_eff [N]; the last
-    plane is the zero-point lookup (coefficient 0 when z_eff = 0, e.g. symmetric weights).
+    w: [N, Ktot] codes; scale, zero: see ``per_group``. Returns entry [N, G, P+1], coeff
+    [N, G, P+1] (unscaled) and s_eff [N, G]; the last plane is the zero-point lookup
+    (coefficient 0 when z_eff = 0, e.g. symmetric weights).
     """
-    n = w.shape[0]
-    s_eff, z_eff = scheme.affine(_per_column("scale", scale, n), _per_column("zero", zero, n))
+    n, ktot = w.shape
+    s_eff, z_eff = scheme.affine(per_group("scale", scale, n, ktot, scheme.k),
+                                 per_group("zero", zero, n, ktot, scheme.k))
     stored = jax.vmap(jax.vmap(scheme.encode))(group_activations(w, scheme.k))  # [N, G, P]
     entry, sign = scheme.resolve(stored)
     coeff = sign * jnp.asarray(scheme.plane_weights)
     sum_entry, sum_sign = scheme.sum_entry
-    zero_coeff = jnp.broadcast_to((-z_eff * sum_sign)[:, None, None], (*entry.shape[:2], 1))
+    zero_coeff = (-z_eff * sum_sign)[..., None]
     entry = jnp.concatenate([entry, jnp.full_like(entry[..., :1], sum_entry)], axis=-1)
     return entry, jnp.concatenate([coeff, zero_coeff], axis=-1), s_eff
 
 
-@functools.partial(jax.jit, static_argnames=("scheme", "table_bits", "lookup"))
-def _lut_gemm(a, w, scale, zero, scheme, table_bits, lookup):
+class PreparedWeights(NamedTuple):
+    """Static weights turned, once, into the one-hot selection tensor of the lookups.
+
+    select: [G*E, N] float64 — for each column the signed, shifted, scaled weight of every table
+    entry it looks up (zero elsewhere). Weights of a model never change, so layers keep this and
+    only the activation tables are recomputed per input.
+    """
+
+    select: jax.Array
+    scheme: TableScheme
+    ktot: int
+
+
+def _selection(entry, coeff, entries):
+    # [N, G, P] -> [N, G, E]; the sum runs over planes that hit the same entry
+    return jnp.sum(jnp.where(entry[..., None] == jnp.arange(entries), coeff[..., None], 0.0),
+                   axis=-2)
+
+
+@functools.partial(jax.jit, static_argnames=("scheme",))
+def _prepare(w, scale, zero, scheme):
+    entry, coeff, s_eff = lookup_plan(w, scheme, scale, zero)
+    # The scale rides on the signed shifts (exact for power-of-two shifts). Applied after the
+    # contraction instead, XLA CPU fuses it into the dot and leaves its fast GEMM (4x slower).
+    select = _selection(entry, coeff * s_eff[..., None], scheme.entries)
+    return select.reshape(w.shape[0], -1).T
+
+
+def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
+    """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments)."""
+    w = jnp.asarray(w)
+    _check_codes(w, scheme)
+    return PreparedWeights(_prepare(w, scale, zero, scheme), scheme, int(w.shape[1]))
+
+
+@functools.partial(jax.jit, static_argnames=("scheme", "table_bits"))
+def _apply(a, select, scheme, table_bits):
+    tables = precompute_tables(a, scheme)
+    if table_bits is not None:
+        tables = quantize_tables(tables, table_bits)[0]
+    return tables.reshape(a.shape[0], -1) @ select
+
+
+def apply_weights(a, prepared: PreparedWeights, *, table_bits=None):
+    """[M, N] = a @ W.T of prepared weights: precompute the tables of a [M, Ktot] (quantized to
+    INT``table_bits`` if given), then all lookups as one contraction with the selection tensor."""
+    a = jnp.asarray(a)
+    if a.ndim != 2 or a.shape[1] != prepared.ktot:
+        raise ValueError(f"a must be [M, {prepared.ktot}] for these weights, got {a.shape}")
+    _check_table_bits(table_bits)
+    return _apply(a, prepared.select, prepared.scheme, table_bits)
+
+
+@functools.partial(jax.jit, static_argnames=("scheme", "table_bits"))
+def _gather_gemm(a, w, scale, zero, scheme, table_bits):
     tables = precompute_tables(a, scheme)
     if table_bits is not None:
         tables = quantize_tables(tables, table_bits)[0]
     entry, coeff, s_eff = lookup_plan(w, scheme, scale, zero)
-    # The column scale rides on the signed shifts (exact: they are powers of two). Applied after
-    # the contraction instead, XLA CPU fuses it into the dot and leaves its fast GEMM (4x slower).
-    return lookup_sum(tables, entry, coeff * s_eff[:, None, None], method=lookup)
+    return lookup_sum(tables, entry, coeff * s_eff[..., None], method="gather")
 
 
 def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
@@ -108,47 +185,54 @@ def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
     """[M, N] = a @ (scale * (w - zero)).T through the tables of ``scheme`` (any of SCHEMES).
 
     a: [M, Ktot] activations; w: [N, Ktot] integer codes (ternary: {0, 1, 2} with zero=1);
-    scale, zero: scalars or [N]; table_bits: None (exact float64 tables) or b for INTb table
-    quantization; lookup: "onehot", "gather" or "auto" (onehot up to 256 entries per table).
+    scale, zero: scalars, [N] or group-wise [N, S] (see ``per_group``); table_bits: None (exact
+    float64 tables) or b for INTb table quantization; lookup: "onehot" (prepared selection
+    tensor), "gather" (one lookup at a time) or "auto" (onehot up to 256 entries per table).
     """
     a, w = _check_operands(a, w, scheme)
-    if table_bits is not None and (isinstance(table_bits, bool) or not isinstance(table_bits, int)
-                                   or not 2 <= table_bits <= 16):
-        raise ValueError(f"table_bits must be None or an integer in 2..16, got {table_bits!r}")
+    _check_table_bits(table_bits)
     if lookup not in LOOKUPS:
         raise ValueError(f"lookup {lookup!r} unknown; allowed values: {', '.join(LOOKUPS)}")
     if lookup == "auto":
         lookup = "onehot" if scheme.entries <= ONEHOT_MAX_ENTRIES else "gather"
-    return _lut_gemm(a, w, scale, zero, scheme, table_bits, lookup)
+    if lookup == "gather":
+        return _gather_gemm(a, w, scale, zero, scheme, table_bits)
+    return apply_weights(a, prepare_weights(w, scheme, scale=scale, zero=zero),
+                         table_bits=table_bits)
 
 
 def mpgemm(a, w, *, w_bits, scale=1.0, zero=0.0, k=4, symmetric=True, table_bits=None):
     """LUT-based mpGEMM (LUT Tensor Core §3.1): [M, N] ~= a @ (scale * (w - zero)).T.
 
     a: [M, Ktot] activations (FP16/BF16/FP8 values or INT8/INT16, any real dtype);
-    w: [N, Ktot] unsigned codes in [0, 2^w_bits); scale, zero: scalars or [N] (Eq. 1).
-    Computed through bit-serial tables of k activations: symmetric (2^(k-1) entries, Eq. 2-6,
-    offline negation) or plain bit-serial (2^k entries). With ``table_bits=None`` tables are
-    exact, so integer ``a`` with scale 1 and integer or half-integer ``zero`` reproduce the integer
-    product exactly; ``table_bits=8`` quantizes every table to INT8 with its own scale (§3.1.3).
-    Returns float64.
+    w: [N, Ktot] unsigned codes in [0, 2^w_bits); scale, zero: scalars or [N] (Eq. 1), or
+    group-wise [N, S]. Computed through bit-serial tables of k activations: symmetric
+    (2^(k-1) entries, Eq. 2-6, offline negation) or plain bit-serial (2^k entries). With
+    ``table_bits=None`` tables are exact, so integer ``a`` with scale 1 and integer or
+    half-integer ``zero`` reproduce the integer product exactly; ``table_bits=8`` quantizes every
+    table to INT8 with its own scale (§3.1.3). Returns float64.
     """
     scheme = make_scheme("symmetric" if symmetric else "bitserial", k, w_bits)
     return lut_gemm(a, w, scheme, scale=scale, zero=zero, table_bits=table_bits)
 
 
-def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zero=0.0):
+def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zero=0.0, n=None,
+                             ktot=None):
     """Worst-case |mpgemm(table_bits=b) - mpgemm(exact)|, [M, N], from the table scales [M, G].
 
     Each quantized entry is off by at most its table's scale/2, and a column looks up
     sum_p 2^p = 2^W - 1 plane entries (times its sign) plus |z_eff| zero-point entries per group:
-    |err[m, n]| <= |s_eff[n]| * (2^W - 1 + |z_eff[n]|) / 2 * sum_g table_scale[m, g].
+    |err[m, n]| <= sum_g |s_eff[n, g]| * (2^W - 1 + |z_eff[n, g]|) / 2 * table_scale[m, g].
+    ``n``, ``ktot``: needed only when scale and zero are both scalars.
     """
-    n = jnp.broadcast_shapes(jnp.shape(scale), jnp.shape(zero))
-    n = n[0] if n else 1
-    s_eff, z_eff = scheme.affine(_per_column("scale", scale, n), _per_column("zero", zero, n))
-    per_group = sum(scheme.plane_weights) + jnp.abs(z_eff)
-    return jnp.abs(s_eff) * per_group / 2 * jnp.sum(table_scale, axis=-1)[:, None]
+    groups = table_scale.shape[-1]
+    shape = jnp.broadcast_shapes(jnp.shape(scale)[:1], jnp.shape(zero)[:1])
+    n = shape[0] if shape else (n or 1)
+    ktot = ktot or groups * scheme.k
+    s_eff, z_eff = scheme.affine(per_group("scale", scale, n, ktot, scheme.k),
+                                 per_group("zero", zero, n, ktot, scheme.k))
+    per_entry = jnp.abs(s_eff) * (sum(scheme.plane_weights) + jnp.abs(z_eff)) / 2  # [N, G]
+    return jnp.asarray(table_scale) @ per_entry.T
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,7 +337,7 @@ def _tiled(a, w, scale, zero, instr):
     acc, _ = lax.scan(step, acc0, (tables.swapaxes(0, 1), entry.swapaxes(0, 1),
                                    coeff.swapaxes(0, 1)))
     # ... and the epilogue applies the column scale and converts to O
-    return _round_accum(acc * s_eff, instr.out)
+    return _round_accum(acc * s_eff[:, 0], instr.out)
 
 
 def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
@@ -265,6 +349,9 @@ def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
     once; ``op_counts`` gives the instruction count. Returns [M, N] float64 values of ``instr.out``.
     """
     a, w = _check_operands(a, w, instr.scheme)
+    if jnp.ndim(scale) > 1 or jnp.ndim(zero) > 1:
+        raise ValueError("tiled_mpgemm applies the scale in the epilogue: scale and zero must be "
+                         "scalars or [N] (group-wise scales: use lut_gemm)")
     return _tiled(a, w, scale, zero, instr)
 
 
