@@ -3,7 +3,8 @@
 Written independently of lutcore.numerics: decode a pattern to an exact rational (gmpy2's mpq,
 a drop-in for fractions.Fraction at twice the speed), add exactly, round once with textbook
 IEEE 754 rules. Specials follow the hardware convention of the issue: any NaN
-operand, inf*0 or inf-inf gives the canonical quiet NaN.
+operand, inf*0 or inf-inf gives the canonical quiet NaN. The ``*_flags`` functions add the IEEE
+754 status flags with RISC-V's choices (tininess after rounding; NV for inf*0 beside a quiet NaN).
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ def round_fraction(x: Fraction, fmt, mode: str, sign_if_zero: int = 0) -> int:
         "rdn": rem > 0 and sign == 1,
         "rup": rem > 0 and sign == 0,
         "rmm": rem >= Fraction(1, 2),
+        "rod": rem > 0 and n % 2 == 0,
     }[mode]
     n += up
     if n == 1 << (m + 1):
         n, exp = n >> 1, exp + 1
     if exp > emax:
-        to_inf = {"rne": True, "rmm": True, "rtz": False, "rdn": sign == 1, "rup": sign == 0}[mode]
+        to_inf = {"rne": True, "rmm": True, "rtz": False, "rdn": sign == 1, "rup": sign == 0,
+                  "rod": False}[mode]
         body = ((1 << e) - 1) << m if to_inf else (((1 << e) - 1) << m) - 1
         return (sign << (e + m)) | body
     field = exp + bias if n >> m else 0
@@ -125,3 +128,69 @@ def exfma(a, b, c, src, dst, mode="rne") -> int:
 
 def vsum(a, c, e, src, dst, mode="rne") -> int:
     return fused_sum([value(a, src), value(c, src), value(e, dst)], dst, mode)
+
+
+# ------------------------------------------------------------------------------------------------
+# Status flags: (NV, DZ, OF, UF, NX) packed as bits 4..0, as RISC-V's fflags.
+
+NV, OF, UF, NX = 0x10, 0x04, 0x02, 0x01
+
+
+def signalling(bits: int, fmt) -> bool:
+    """A NaN pattern with its quiet bit (the fraction's MSB) clear."""
+    e, m = fields(fmt)
+    return value(bits, fmt) == NAN and not (bits >> (m - 1)) & 1
+
+
+def is_zero(v) -> bool:
+    return isinstance(v, tuple) and v[0] == 0
+
+
+def is_inf(v) -> bool:
+    return isinstance(v, tuple) and v[0] == "inf"
+
+
+def rounding_flags(x: Fraction, fmt, mode: str) -> int:
+    """OF, UF, NX of rounding the finite non-zero ``x`` into ``fmt``. Overflow and tininess
+    come from rounding to the same precision with two more exponent bits (no overflow, no
+    subnormals for our values: the unbounded exponent range of IEEE 754-2019 7.4, 7.5)."""
+    e, m = fields(fmt)
+    delivered = value(round_fraction(x, fmt, mode), fmt)
+    if is_inf(delivered):
+        return OF | NX
+    unbounded = value(round_fraction(x, (e + 2, m), mode), (e + 2, m))
+    largest = value((((1 << e) - 1) << m) - 1, fmt)
+    smallest_normal = value(1 << m, fmt)
+    flags = 0
+    if abs(unbounded) > largest:
+        flags |= OF | NX
+    inexact = (delivered[0] if isinstance(delivered, tuple) else delivered) != x
+    if inexact:
+        flags |= NX
+        if abs(unbounded) < smallest_normal:
+            flags |= UF
+    return flags
+
+
+def fused_sum_flags(terms, dst, mode: str, invalid: bool) -> tuple[int, int]:
+    """``fused_sum`` and its flags; ``invalid``: an operand was a signalling NaN or a product
+    was inf*0 (NV whatever else the terms hold)."""
+    bits = fused_sum(terms, dst, mode)
+    infs = {t[1] for t in terms if is_inf(t)}
+    if any(t == NAN for t in terms) or infs:
+        return bits, NV if invalid or (len(infs) == 2 and NAN not in terms) else 0
+    total = sum((t[0] if isinstance(t, tuple) else t) for t in terms)
+    return bits, 0 if total == 0 else rounding_flags(total, dst, mode)
+
+
+def exsdotp_flags(a, b, c, d, e, src, dst, mode="rne") -> tuple[int, int]:
+    va, vb, vc, vd, ve = value(a, src), value(b, src), value(c, src), value(d, src), value(e, dst)
+    inf_zero = any((is_inf(x) and is_zero(y)) or (is_zero(x) and is_inf(y))
+                   for x, y in ((va, vb), (vc, vd)))
+    invalid = inf_zero or any(signalling(x, src) for x in (a, b, c, d)) or signalling(e, dst)
+    return fused_sum_flags([_product(va, vb), _product(vc, vd), ve], dst, mode, invalid)
+
+
+def vsum_flags(a, c, e, src, dst, mode="rne") -> tuple[int, int]:
+    invalid = signalling(a, src) or signalling(c, src) or signalling(e, dst)
+    return fused_sum_flags([value(a, src), value(c, src), value(e, dst)], dst, mode, invalid)

@@ -64,3 +64,54 @@ def test_fig1_support_table_is_what_the_functions_accept():
     assert claims["format_widths"].holds and claims["expanding_pairs"].holds
     narrow = claims["narrow_unit_pairs"]
     assert not narrow.holds and "fp8->fp32" in narrow.deviation
+
+
+RTL = get("mfnn-rtl")
+
+
+@pytest.fixture(scope="module")
+def rtl_small():
+    return RTL.run(make_config(RTL, {
+        "pairs": ["fp8->fp16", "fp16alt->fp32"], "roundings": ["rne", "rtz"], "samples": 4000,
+        "fig9_pairs": ["fp8->fp16"], "fig9_roundings": ["rne"], "fig9_lengths": [1, 8],
+        "fig9_trials": 8}))
+
+
+def test_rtl_counts_are_what_the_models_give(rtl_small):
+    """The stored counts are the classification of direct exsdotp calls on the same inputs."""
+    assert set(RTL.KINDS) == set(rtl_small.kind.values)
+    count = rtl_small["count"]
+    np.testing.assert_array_equal(count.sel(kind="any_result"),
+                                  count.sel(kind=list(RTL.RESULT_KINDS)).sum("kind"))
+    rng = np.random.default_rng(0)
+    src, dst = nm.FORMATS["fp8"], nm.FORMATS["fp16"]
+    ops = RTL._operands(rng, src, dst, 4000, "random")
+    ideal = nm.exsdotp(*ops, src=src, dst=dst, rounding="rtz")
+    rtl = nm.exsdotp(*ops, src=src, dst=dst, rounding="rtz", model="rtl")
+    stored = int(count.sel(pair="fp8->fp16", rounding="rtz", inputs="random", kind="any_result"))
+    assert stored == int(np.sum(np.asarray(ideal) != np.asarray(rtl))) > 0
+
+
+def test_rtl_lanes_only_where_both_run_the_pair(rtl_small):
+    lanes = rtl_small["lane_result_differs"]
+    assert np.isnan(lanes.sel(pair="fp16alt->fp32")).all()
+    assert float(lanes.sel(pair="fp8->fp16", rounding="rne").max()) == 0
+
+
+def test_rtl_claims(rtl_small):
+    claims = {c.claim: c for c in RTL.claims(rtl_small)}
+    assert set(claims) == {"issue_vectors", "rne_matches_ideal_on_ordinary_inputs",
+                           "rtz_departures_one_ulp_low", "cancellation_cases_differ_few_percent",
+                           "lanes_same_results_nx_may_differ", "fig9_conclusion_holds_with_rtl"}
+    assert claims["issue_vectors"].holds and "10 of 10" in claims["issue_vectors"].ours
+    assert claims["rtz_departures_one_ulp_low"].holds
+    assert "issue 8" in claims["issue_vectors"].paper
+    # RNE accumulation from +0 never meets the RTL's corner cases: Fig. 9 is unchanged
+    np.testing.assert_array_equal(rtl_small["fig9_changed"], 0)
+
+
+def test_rtl_bad_config():
+    with pytest.raises(ConfigError, match="rounding.*allowed values"):
+        make_config(RTL, {"roundings": ["nearest"]})
+    with pytest.raises(ConfigError, match=r"fp8->fp8.*allowed values"):
+        make_config(RTL, {"fig9_pairs": ["fp8->fp8"]})

@@ -1,16 +1,20 @@
 """Number formats and bit-exact fused arithmetic over raw bit patterns (MiniFloat-NN, FPnew)."""
 
 from ._accumulate import UNITS, accumulate_dot
-from ._formats import (FORMATS, ROUNDING_MODES, FPFormat, Unpacked, as_format, convert, decode,
-                       from_float64, round_to_format, to_float64)
+from ._formats import (FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, FORMATS, ROUNDING_MODES,
+                       STATUS_FLAGS, FPFormat, Unpacked, as_format, convert, decode, from_float64,
+                       round_to_format, round_with_flags, to_float64)
 from ._units import SDOTP_LANES, SdotpLane
-from ._fused import (EXPANDING_PAIRS, VSUM_FORMATS, exfma, exfma_cascade, exsdotp, exvsum,
-                     vsum)
+from ._fused import (EXPANDING_PAIRS, MODELS, VSUM_FORMATS, Outputs, exfma, exfma_cascade,
+                     exsdotp, exsdotp_flags, exsdotp_rtl_trace, exvsum, exvsum_flags, vsum,
+                     vsum_flags)
 
 __all__ = [
     "UNITS", "accumulate_dot",
-    "FORMATS", "ROUNDING_MODES", "FPFormat", "Unpacked", "as_format", "convert", "decode",
-    "from_float64", "round_to_format", "to_float64",
+    "FLAG_DZ", "FLAG_NV", "FLAG_NX", "FLAG_OF", "FLAG_UF", "FORMATS", "ROUNDING_MODES",
+    "STATUS_FLAGS", "FPFormat", "Unpacked", "as_format", "convert", "decode", "from_float64",
+    "round_to_format", "round_with_flags", "to_float64",
     "SDOTP_LANES", "SdotpLane",
-    "EXPANDING_PAIRS", "VSUM_FORMATS", "exfma", "exfma_cascade", "exsdotp", "exvsum", "vsum",
+    "EXPANDING_PAIRS", "MODELS", "VSUM_FORMATS", "Outputs", "exfma", "exfma_cascade", "exsdotp",
+    "exsdotp_flags", "exsdotp_rtl_trace", "exvsum", "exvsum_flags", "vsum", "vsum_flags",
 ]

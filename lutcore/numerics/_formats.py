@@ -2,8 +2,9 @@
 
 A value is carried as an unsigned integer bit pattern of its format. ``decode`` unpacks patterns
 into exact integer (sign, significand, exponent) triples; ``round_to_format`` packs an exact (or
-round-to-odd) integer magnitude back into a pattern under one of five rounding modes. Everything
-is element-wise jnp code, so it jits and vmaps.
+round-to-odd) integer magnitude back into a pattern under one of six rounding modes, and
+``round_with_flags`` also returns the IEEE 754 status flags. Everything is element-wise jnp
+code, so it jits and vmaps.
 """
 
 from __future__ import annotations
@@ -17,8 +18,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-ROUNDING_MODES = ("rne", "rtz", "rdn", "rup", "rmm")
-"""Round to nearest even, toward zero, down (-inf), up (+inf), to nearest ties away from zero."""
+ROUNDING_MODES = ("rne", "rtz", "rdn", "rup", "rmm", "rod")
+"""Round to nearest even, toward zero, down (-inf), up (+inf), to nearest ties away from zero,
+and to odd (FPnew's ``ROD``, not an IEEE 754 mode: an inexact result gets LSB 1 and overflow
+gives the largest finite value)."""
+
+STATUS_FLAGS = ("NV", "DZ", "OF", "UF", "NX")
+"""IEEE 754 status flags in the bit order of RISC-V's ``fflags``: NV is bit 4, NX bit 0."""
+FLAG_NV, FLAG_DZ, FLAG_OF, FLAG_UF, FLAG_NX = 0x10, 0x08, 0x04, 0x02, 0x01
 
 _UINT = {8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
 
@@ -170,8 +177,42 @@ def bit_length(x):
     return 64 - lax.clz(x.astype(jnp.int64))
 
 
-def round_to_format(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rne"):
-    """Round (-1)^sign * mag * 2^lsb_exp into ``fmt`` bit patterns.
+def rounding_increment(rounding: str, sign, lsb, guard, sticky):
+    """Whether rounding adds one unit in the last place to a truncated magnitude.
+
+    ``lsb``: the truncated magnitude's last bit; ``guard``: the first bit cut off; ``sticky``:
+    any bit below it. The decision table of FPnew's ``fpnew_rounding`` (= IEEE 754 for the five
+    IEEE modes), shared by the ideal and the RTL model. Boolean arrays in, boolean array out.
+    """
+    inexact = guard | sticky
+    if rounding == "rne":
+        return guard & (sticky | lsb)
+    if rounding == "rtz":
+        return jnp.zeros_like(inexact)
+    if rounding == "rdn":
+        return inexact & sign
+    if rounding == "rup":
+        return inexact & ~sign
+    if rounding == "rmm":
+        return guard
+    return inexact & ~lsb  # rod
+
+
+def _round_at(sign, mag, lsb_exp, q, rounding):
+    """Round mag * 2^lsb_exp to a multiple of 2^q: (kept in 2^q units, round-up bit, inexact)."""
+    shift = q - lsb_exp
+    right = jnp.clip(shift, 0, 64)                # 64: everything shifts out (mag < 2^63)
+    left = jnp.clip(-shift, 0, 63)
+    kept = jnp.where(right >= 64, 0, (mag >> jnp.minimum(right, 63)) << left)
+    guard_pos = jnp.maximum(right - 1, 0)
+    guard = (right >= 1) & (((mag >> guard_pos) & 1) == 1)
+    sticky = (right >= 1) & ((mag & ((jnp.int64(1) << guard_pos) - 1)) != 0)
+    up = rounding_increment(rounding, sign, (kept & 1) == 1, guard, sticky)
+    return kept, up.astype(jnp.int64), guard | sticky
+
+
+def round_with_flags(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rne"):
+    """Round (-1)^sign * mag * 2^lsb_exp into ``fmt`` patterns; also return the status flags.
 
     ``mag``: int64 >= 0, < 2^63. Either exact, or *round-to-odd*: its LSB is 1 when the true
     magnitude lies strictly between ``mag - 1`` and ``mag + 1`` units, and that LSB sits at
@@ -179,6 +220,11 @@ def round_to_format(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rn
     result equals the correctly rounded true value in every mode (Boldo & Melquiond, "When
     double rounding is odd", 2005). ``mag == 0`` gives a zero carrying ``sign``.
     Overflow gives inf or the largest finite value as the mode requires (IEEE 754-2019 7.4).
+
+    Returns (patterns, flags): flags uint8 packed as ``STATUS_FLAGS`` (NX = 0x01). OF: the
+    result rounded with an unbounded exponent exceeds the largest finite value; UF: the result
+    is tiny *after* rounding (rounded to ``fmt``'s precision with an unbounded exponent, it is
+    below 2^emin) and inexact, the choice RISC-V makes of IEEE 754-2019 7.5; NX: inexact or OF.
     """
     fmt = as_format(fmt)
     check_rounding(rounding)
@@ -189,34 +235,31 @@ def round_to_format(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rn
     q_min = fmt.emin - (p - 1)                    # exponent of the subnormal LSB
     top = lsb_exp + bit_length(mag) - 1           # exponent of the leading one
     q = jnp.where(mag == 0, q_min, jnp.maximum(top - (p - 1), q_min))  # the result's LSB
-    shift = q - lsb_exp
-    right = jnp.clip(shift, 0, 64)                # 64: everything shifts out (mag < 2^63)
-    left = jnp.clip(-shift, 0, 63)
-    kept = jnp.where(right >= 64, 0, (mag >> jnp.minimum(right, 63)) << left)
-    guard_pos = jnp.maximum(right - 1, 0)
-    guard = (right >= 1) & (((mag >> guard_pos) & 1) == 1)
-    sticky = (right >= 1) & ((mag & ((jnp.int64(1) << guard_pos) - 1)) != 0)
-    inexact = guard | sticky
-    if rounding == "rne":
-        up = guard & (sticky | ((kept & 1) == 1))
-    elif rounding == "rtz":
-        up = jnp.zeros_like(guard)
-    elif rounding == "rdn":
-        up = inexact & sign
-    elif rounding == "rup":
-        up = inexact & ~sign
-    else:  # rmm
-        up = guard
+    kept, up, inexact = _round_at(sign, mag, lsb_exp, q, rounding)
     # A carry out of the significand bumps the exponent field by itself: pattern = field << m + sig.
     field = jnp.minimum(q - q_min, 1 << fmt.exp_bits)
-    pattern = (field << fmt.man_bits) + kept + up.astype(jnp.int64)
-    overflow_to_inf = {"rne": True, "rmm": True, "rtz": False}.get(rounding)
+    pattern = (field << fmt.man_bits) + kept + up
+    overflow = pattern >= fmt.inf_bits
+    overflow_to_inf = {"rne": True, "rmm": True, "rtz": False, "rod": False}.get(rounding)
     if overflow_to_inf is None:
         overflow_to_inf = sign if rounding == "rdn" else ~sign
     saturated = jnp.where(overflow_to_inf, fmt.inf_bits, fmt.max_bits)
-    pattern = jnp.where(pattern >= fmt.inf_bits, saturated, pattern).astype(jnp.uint64)
+    pattern = jnp.where(overflow, saturated, pattern).astype(jnp.uint64)
     pattern = pattern | (sign.astype(jnp.uint64) << (fmt.width - 1))
-    return pattern.astype(fmt.dtype)
+
+    # Tiny after rounding: only a value just below 2^emin can round up to it at precision p.
+    kept_p, up_p, _ = _round_at(sign, mag, lsb_exp, top - (p - 1), rounding)
+    tiny = (mag != 0) & ((top < fmt.emin - 1)
+                         | ((top == fmt.emin - 1) & (kept_p + up_p < (1 << p))))
+    flags = (jnp.where(overflow, FLAG_OF | FLAG_NX, 0) | jnp.where(inexact, FLAG_NX, 0)
+             | jnp.where(tiny & inexact, FLAG_UF, 0))
+    return pattern.astype(fmt.dtype), flags.astype(jnp.uint8)
+
+
+def round_to_format(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rne"):
+    """Round (-1)^sign * mag * 2^lsb_exp into ``fmt`` bit patterns (``round_with_flags``'s
+    patterns; same conditions on ``mag``)."""
+    return round_with_flags(sign, mag, lsb_exp, fmt, rounding)[0]
 
 
 def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):

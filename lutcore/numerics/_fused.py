@@ -15,7 +15,10 @@ Let G = max(2, p_dst + 2 - C) and R = x1 - G.
   so the cut lies below the result's guard bit (round to odd again); if T1 + T2 == 0 the
   result is T3, exactly.
 Both cases give a round-to-odd integer of at most G + 2C + 3 bits (53 for FP16->FP32), which
-``round_to_format`` rounds correctly in any mode.
+``round_with_flags`` rounds correctly in any mode, with IEEE 754 flags.
+
+``model="rtl"`` swaps this kernel for the bit-level model of FPnew's datapath (``_rtl.py``);
+specials (NaN, inf, inf*0) and the NV flag are common to both models.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ._formats import (FORMATS, FPFormat, as_format, bit_length, check_rounding, decode,
-                       encode_special, round_to_format)
+from . import _rtl
+from ._formats import (FLAG_NV, FORMATS, FPFormat, as_format, bit_length, check_rounding, decode,
+                       encode_special, round_with_flags)
 
 # (src, dst) pairs of the MiniFloat-NN ExSdotp / ExVsum instructions (paper Table I).
 EXPANDING_PAIRS: tuple[tuple[str, str], ...] = (
@@ -36,6 +40,8 @@ EXPANDING_PAIRS: tuple[tuple[str, str], ...] = (
 )
 # Formats of the non-expanding Vsum instruction (8, 16 and 32 bit, paper Sec. III-C).
 VSUM_FORMATS: tuple[str, ...] = ("fp8", "fp8alt", "fp16", "fp16alt", "fp32")
+# "ideal": exact sum, one rounding (the paper's unit); "rtl": FPnew's datapath, bit for bit.
+MODELS: tuple[str, ...] = ("ideal", "rtl")
 
 _WINDOW_BITS = 63          # the int64 window holds magnitudes below 2^63
 _ABSENT = -(1 << 20)       # exponent given to zero terms so they sort last
@@ -49,12 +55,20 @@ class Term(NamedTuple):
     exp: jnp.ndarray
     is_inf: jnp.ndarray
     is_nan: jnp.ndarray
+    invalid: jnp.ndarray  # raises NV by itself: a signalling NaN operand or inf * 0
     width: int  # static: significand bits this term can have
+
+
+def _signalling(bits, u, fmt: FPFormat):
+    """NaNs whose quiet bit (the fraction's MSB) is clear."""
+    quiet = (jnp.asarray(bits).astype(jnp.uint64) >> (fmt.man_bits - 1)) & 1
+    return u.is_nan & (quiet == 0)
 
 
 def value_term(bits, fmt: FPFormat) -> Term:
     u = decode(bits, fmt)
-    return Term(u.sign, u.sig, u.exp, u.is_inf, u.is_nan, fmt.precision)
+    return Term(u.sign, u.sig, u.exp, u.is_inf, u.is_nan, _signalling(bits, u, fmt),
+                fmt.precision)
 
 
 def product_term(a_bits, b_bits, fmt: FPFormat) -> Term:
@@ -62,9 +76,11 @@ def product_term(a_bits, b_bits, fmt: FPFormat) -> Term:
     a, b = decode(a_bits, fmt), decode(b_bits, fmt)
     a_zero = (a.sig == 0) & ~a.is_inf & ~a.is_nan
     b_zero = (b.sig == 0) & ~b.is_inf & ~b.is_nan
-    nan = a.is_nan | b.is_nan | (a.is_inf & b_zero) | (b.is_inf & a_zero)
+    inf_times_zero = (a.is_inf & b_zero) | (b.is_inf & a_zero)
+    nan = a.is_nan | b.is_nan | inf_times_zero
+    invalid = _signalling(a_bits, a, fmt) | _signalling(b_bits, b, fmt) | inf_times_zero
     return Term(a.sign ^ b.sign, a.sig * b.sig, a.exp + b.exp,
-                (a.is_inf | b.is_inf) & ~nan, nan, 2 * fmt.precision)
+                (a.is_inf | b.is_inf) & ~nan, nan, invalid, 2 * fmt.precision)
 
 
 def _window_gap(width: int, dst: FPFormat) -> int:
@@ -92,10 +108,7 @@ def _sort3(keys, *fields):
 
 
 def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding: str):
-    """Sum two or three exact terms and round once into ``dst`` patterns (module docstring)."""
-    if len(terms) == 2:  # a zero third term with the second's sign keeps IEEE's zero-sign rule
-        last = terms[1]
-        terms = (*terms, last._replace(sig=jnp.zeros_like(last.sig), is_inf=False, is_nan=False))
+    """Sum three exact finite terms, round once: (``dst`` patterns, flags) (module docstring)."""
     width = max(t.width for t in terms)
     gap = _window_gap(width, dst)
 
@@ -138,12 +151,45 @@ def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding: str):
     zero_sign = jnp.where(all_zero & s1 & s2 & s3, True,
                           jnp.where(all_zero & ~(s1 | s2 | s3), False, rounding == "rdn"))
     sign = jnp.where(n == 0, zero_sign, n < 0)
-    finite = round_to_format(sign, jnp.abs(n), lsb, dst, rounding)
+    return round_with_flags(sign, jnp.abs(n), lsb, dst, rounding)
 
-    nan = functools.reduce(jnp.logical_or, [t.is_nan for t in terms])
-    pos_inf = functools.reduce(jnp.logical_or, [t.is_inf & ~t.sign for t in terms])
-    neg_inf = functools.reduce(jnp.logical_or, [t.is_inf & t.sign for t in terms])
-    return encode_special(nan | (pos_inf & neg_inf), pos_inf | neg_inf, neg_inf, finite, dst)
+
+class Outputs(NamedTuple):
+    """What a kernel computes; each caller asks for the fields it needs (the rest is pruned)."""
+
+    bits: jnp.ndarray          # dst patterns
+    flags: jnp.ndarray         # uint8: NV, DZ, OF, UF, NX as bits 4..0 (RISC-V fflags)
+    first_sticky: jnp.ndarray  # rtl only: the first adder folded bits into its sticky bit
+
+
+def _any(masks):
+    return functools.reduce(jnp.logical_or, masks)
+
+
+def _sum3(terms: tuple[Term, ...], products: tuple[bool, ...], dst: FPFormat, rounding: str,
+          model: str, lane) -> Outputs:
+    """Either model's finite result, then the specials both share (fpnew_sdotp_multi's rules:
+    any NaN, inf*0 or inf-inf gives the canonical NaN; NV for inf*0 even beside a quiet NaN,
+    for signalling NaNs and for inf-inf; inf results are exact)."""
+    if len(terms) == 2:  # a zero third term with the second's sign keeps IEEE's zero-sign rule
+        last = terms[1]
+        terms = (*terms, last._replace(sig=jnp.zeros_like(last.sig), is_inf=False, is_nan=False,
+                                       invalid=False))
+        products = (*products, products[1])
+    if model == "ideal":
+        bits, flags = _sum3_round(terms, dst, rounding)
+        first_sticky = jnp.zeros(bits.shape, bool)
+    else:
+        bits, flags, first_sticky = _rtl.sum3(terms, products, dst, lane, rounding)
+
+    nan = _any([t.is_nan for t in terms])
+    pos_inf = _any([t.is_inf & ~t.sign for t in terms])
+    neg_inf = _any([t.is_inf & t.sign for t in terms])
+    invalid = _any([t.invalid for t in terms]) | (pos_inf & neg_inf & ~nan)
+    special = nan | pos_inf | neg_inf
+    bits = encode_special(nan | (pos_inf & neg_inf), pos_inf | neg_inf, neg_inf, bits, dst)
+    flags = jnp.where(special, jnp.where(invalid, FLAG_NV, 0), flags).astype(jnp.uint8)
+    return Outputs(bits, flags, first_sticky & ~special)
 
 
 def _check_pair(src: FPFormat, dst: FPFormat, op: str):
@@ -153,21 +199,29 @@ def _check_pair(src: FPFormat, dst: FPFormat, op: str):
         raise ValueError(f"{op}: {src}->{dst} is not a MiniFloat-NN pair; allowed: {allowed}")
 
 
-@functools.partial(jax.jit, static_argnames=("src", "dst", "rounding"))
-def _exsdotp(a, b, c, d, e, src, dst, rounding):
-    return _sum3_round((product_term(a, b, src), product_term(c, d, src), value_term(e, dst)),
-                       dst, rounding)
+def _pick(out: Outputs, outputs: tuple[str, ...]):
+    return out.bits if outputs == ("bits",) else tuple(getattr(out, f) for f in outputs)
 
 
-@functools.partial(jax.jit, static_argnames=("src", "dst", "rounding"))
-def _exfma(a, b, c, src, dst, rounding):
-    return _sum3_round((product_term(a, b, src), value_term(c, dst)), dst, rounding)
+_STATIC = ("src", "dst", "rounding", "model", "lane", "outputs")
 
 
-@functools.partial(jax.jit, static_argnames=("src", "dst", "rounding"))
-def _sum3(a, c, e, src, dst, rounding):
-    return _sum3_round((value_term(a, src), value_term(c, src), value_term(e, dst)),
-                       dst, rounding)
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def _exsdotp(a, b, c, d, e, src, dst, rounding, model, lane, outputs):
+    terms = (product_term(a, b, src), product_term(c, d, src), value_term(e, dst))
+    return _pick(_sum3(terms, (True, True, False), dst, rounding, model, lane), outputs)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def _exfma(a, b, c, src, dst, rounding, model, lane, outputs):
+    return _pick(_sum3((product_term(a, b, src), value_term(c, dst)), (True, False), dst,
+                       rounding, model, lane), outputs)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def _vsum(a, c, e, src, dst, rounding, model, lane, outputs):
+    terms = (value_term(a, src), value_term(c, src), value_term(e, dst))
+    return _pick(_sum3(terms, (False, False, False), dst, rounding, model, lane), outputs)
 
 
 def _operands(fmt_bits):
@@ -176,17 +230,52 @@ def _operands(fmt_bits):
     return jnp.broadcast_arrays(*arrays)
 
 
-def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne"):
-    """Expanding sum of dot products a*b + c*d + e, exact then rounded once (``fpnew_sdotp``).
+def _static(src: FPFormat, dst: FPFormat, rounding: str, model: str, lane, op: str,
+            vsum: bool = False) -> dict:
+    """Checked static arguments of a kernel; ``lane`` is resolved for the rtl model only."""
+    if model not in MODELS:
+        raise ValueError(f"{op}: unknown model {model!r}; allowed: {', '.join(MODELS)}")
+    if model == "ideal" and lane is not None:
+        raise ValueError(f"{op}: lane= selects an SDOTP lane of the rtl model; the ideal model "
+                         "has none")
+    if model == "rtl":
+        lane = _rtl.resolve_lane(lane, src, dst, op, vsum)
+    return dict(src=src, dst=dst, rounding=check_rounding(rounding), model=model, lane=lane)
+
+
+def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
+    """Expanding sum of dot products a*b + c*d + e (``fpnew_sdotp``).
 
     ``a, b, c, d``: ``src`` bit patterns; ``e``: ``dst`` bit patterns (unsigned integer arrays,
     broadcast together). Returns ``dst`` patterns of the broadcast shape. ``src``/``dst``: format
     names or ``FPFormat``. Any NaN, inf*0 or inf-inf gives ``dst``'s canonical quiet NaN.
+    ``model``: "ideal" (exact sum, rounded once) or "rtl" (FPnew's datapath bit for bit, on
+    ``lane`` "8->16" or "16->32", by default the narrowest lane that covers the formats).
     """
+    return _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, ("bits",), "exsdotp")
+
+
+def exsdotp_flags(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
+    """``exsdotp`` and its status flags: (patterns, uint8 flags with NV, DZ, OF, UF, NX as bits
+    4..0, RISC-V's fflags layout). The ideal model's flags are IEEE 754 with RISC-V's choices
+    (tininess after rounding; NV for inf*0 even beside a quiet NaN); the rtl model's are FPnew's.
+    """
+    return _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, ("bits", "flags"),
+                            "exsdotp")
+
+
+def exsdotp_rtl_trace(a, b, c, d, e, *, src, dst, rounding="rne", lane=None) -> Outputs:
+    """The rtl model's ``Outputs``: patterns, flags and whether the first adder folded bits of
+    the intermediate addend into its sticky bit (the cause of most departures from IEEE)."""
+    return Outputs(*_exsdotp_outputs(a, b, c, d, e, src, dst, rounding, "rtl", lane,
+                                     Outputs._fields, "exsdotp"))
+
+
+def _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, outputs, op):
     src, dst = as_format(src), as_format(dst)
-    _check_pair(src, dst, "exsdotp")
+    _check_pair(src, dst, op)
     ops = _operands([(a, src), (b, src), (c, src), (d, src), (e, dst)])
-    return _exsdotp(*ops, src=src, dst=dst, rounding=check_rounding(rounding))
+    return _exsdotp(*ops, outputs=outputs, **_static(src, dst, rounding, model, lane, op))
 
 
 def exfma(a, b, c, *, src, dst, rounding="rne"):
@@ -198,7 +287,7 @@ def exfma(a, b, c, *, src, dst, rounding="rne"):
     if src != dst:
         _check_pair(src, dst, "exfma")
     ops = _operands([(a, src), (b, src), (c, dst)])
-    return _exfma(*ops, src=src, dst=dst, rounding=check_rounding(rounding))
+    return _exfma(*ops, outputs=("bits",), **_static(src, dst, rounding, "ideal", None, "exfma"))
 
 
 def exfma_cascade(a, b, c, d, e, *, src, dst, rounding="rne"):
@@ -207,18 +296,40 @@ def exfma_cascade(a, b, c, d, e, *, src, dst, rounding="rne"):
     return exfma(c, d, first, src=src, dst=dst, rounding=rounding)
 
 
-def exvsum(a, c, e, *, src, dst, rounding="rne"):
-    """Expanding vector sum a + c + e (ExSdotp with b = d = 1): ``a, c`` in ``src``, ``e`` in dst."""
-    src, dst = as_format(src), as_format(dst)
-    _check_pair(src, dst, "exvsum")
-    ops = _operands([(a, src), (c, src), (e, dst)])
-    return _sum3(*ops, src=src, dst=dst, rounding=check_rounding(rounding))
+def _unit_multipliers(a, src: FPFormat):
+    return jnp.full(jnp.shape(a), src.bias << src.man_bits, src.dtype)
 
 
-def vsum(a, c, e, *, fmt, rounding="rne"):
-    """Non-expanding three-term sum a + c + e, all in ``fmt``, rounded once (paper Eq. 6)."""
+def exvsum(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
+    """Expanding vector sum a + c + e: ``a, c`` in ``src``, ``e`` in ``dst``. The unit runs it
+    as ExSdotp with b = d = 1 (paper Sec. III-B), and so does this function."""
+    one = _unit_multipliers(a, as_format(src))
+    return _exsdotp_outputs(a, one, c, one, e, src, dst, rounding, model, lane, ("bits",),
+                            "exvsum")
+
+
+def exvsum_flags(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
+    """``exvsum`` and its status flags, as ``exsdotp_flags``."""
+    one = _unit_multipliers(a, as_format(src))
+    return _exsdotp_outputs(a, one, c, one, e, src, dst, rounding, model, lane,
+                            ("bits", "flags"), "exvsum")
+
+
+def vsum(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
+    """Non-expanding three-term sum a + c + e, all in ``fmt``, rounded once (paper Eq. 6).
+    ``model``/``lane`` as for ``exsdotp``; the unit reads all three in its destination fields."""
+    return _vsum_outputs(a, c, e, fmt, rounding, model, lane, ("bits",))
+
+
+def vsum_flags(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
+    """``vsum`` and its status flags, as ``exsdotp_flags``."""
+    return _vsum_outputs(a, c, e, fmt, rounding, model, lane, ("bits", "flags"))
+
+
+def _vsum_outputs(a, c, e, fmt, rounding, model, lane, outputs):
     fmt = as_format(fmt)
     if fmt.name in FORMATS and fmt.name not in VSUM_FORMATS:
         raise ValueError(f"vsum: {fmt} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
     ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
-    return _sum3(*ops, src=fmt, dst=fmt, rounding=check_rounding(rounding))
+    return _vsum(*ops, outputs=outputs,
+                 **_static(fmt, fmt, rounding, model, lane, "vsum", vsum=True))
