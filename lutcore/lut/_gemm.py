@@ -31,6 +31,12 @@ ACTIVATION_FORMATS = ("fp32", "fp16", "fp16alt", "fp8", "fp8alt", "int8", "int16
 ACCUM_FORMATS = ("fp32", "fp16", "int32")
 
 
+def _selection(entry, coeff, entries):
+    # [N, G, P] -> [N, G, E]; the sum runs over planes that hit the same entry
+    return jnp.sum(jnp.where(entry[..., None] == jnp.arange(entries), coeff[..., None], 0.0),
+                   axis=-2)
+
+
 def lookup_sum(tables, entry, coeff, *, method: str = "onehot"):
     """out[m, n] = sum over g, p of coeff[n, g, p] * tables[m, g, entry[n, g, p]].
 
@@ -38,9 +44,7 @@ def lookup_sum(tables, entry, coeff, *, method: str = "onehot"):
     """
     m, g, e = tables.shape
     if method == "onehot":
-        select = jnp.sum(jnp.where(entry[..., None] == jnp.arange(e), coeff[..., None], 0.0),
-                         axis=-2)  # [N, G, E]
-        return tables.reshape(m, g * e) @ select.reshape(-1, g * e).T
+        return tables.reshape(m, g * e) @ _selection(entry, coeff, e).reshape(-1, g * e).T
     if method == "gather":
         groups = jnp.arange(g)[:, None]
 
@@ -129,12 +133,6 @@ class PreparedWeights(NamedTuple):
     select: jax.Array
     scheme: TableScheme
     ktot: int
-
-
-def _selection(entry, coeff, entries):
-    # [N, G, P] -> [N, G, E]; the sum runs over planes that hit the same entry
-    return jnp.sum(jnp.where(entry[..., None] == jnp.arange(entries), coeff[..., None], 0.0),
-                   axis=-2)
 
 
 @functools.partial(jax.jit, static_argnames=("scheme",))
