@@ -1,0 +1,69 @@
+"""One sweep serves every PPA experiment (Figs. 11-14, Tables 2-3): designs x array shapes.
+
+A design is (method, activation, weight); a shape is (M, N, K). ``sweep`` prices each design on
+every shape with ``lutcore.ppa.tensor_core`` and reports the paper's figures of merit at 28nm and
+1 GHz (``lutcore.ppa.metrics``), plus the area of each part of the array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+import lutcore.ppa as ppa
+
+NODE, FREQ_GHZ = "28nm", 1.0  # the paper's synthesis target (Sec. 4.1.1)
+METHOD_LABELS = {"mac": "MAC", "add": "ADD", "lut_conventional": "Conventional LUT",
+                 "unpu": "UNPU", "unpu_reinterpret": "+ weight reinterpretation",
+                 "unpu_offline_negation": "+ negation circuit elimination",
+                 "lut_tensor_core": "LUT Tensor Core"}
+COLORS = {"mac": "#c44e52", "add": "#dd8452", "lut_conventional": "#8172b2", "unpu": "#937860",
+          "unpu_reinterpret": "#64b5cd", "unpu_offline_negation": "#55a868",
+          "lut_tensor_core": "#4c72b0"}
+
+
+def label(method: str, act: str, weight: str) -> str:
+    """e.g. 'LUT Tensor Core W_INT1 A_FP16'."""
+    return f"{METHOD_LABELS[method]} W_{weight.upper()} A_{act.upper()}"
+
+
+def sweep(designs: list[tuple[str, str, str]], shapes) -> xr.Dataset:
+    """designs: [(method, act, weight)]; shapes: [S, 3] (M, N, K). Dataset over (design, shape).
+
+    Shapes a method cannot build are NaN: LUT tables beyond 2^8 entries (K > 8 for the 2^K
+    tables, K > 9 symmetric) are left out, as the paper's DSE does not reach them."""
+    shapes = np.asarray(shapes, dtype=np.int64).reshape(-1, 3)
+    fields = ("area", "power", "delay", "throughput", "density", "efficiency")
+    out = {f: np.full((len(designs), len(shapes)), np.nan) for f in fields}
+    parts = np.full((len(designs), len(shapes), len(ppa.PARTS)), np.nan)
+    for d, (method, act, weight) in enumerate(designs):
+        cost = ppa.tensor_core(method, act, weight, shapes[:, 0], shapes[:, 1], shapes[:, 2])
+        values = ppa.metrics(cost, node=NODE, freq_ghz=FREQ_GHZ)
+        buildable = shapes[:, 2] <= 8 if method in ppa.LUT_METHODS else np.ones(len(shapes), bool)
+        for f in fields:
+            out[f][d] = np.where(buildable, np.asarray(getattr(values, f)), np.nan)
+        scale = np.asarray(values.area) / np.asarray(cost.area)  # um^2 at 45nm -> mm^2
+        parts[d] = np.stack([np.asarray(cost.parts[p].area()) * scale for p in ppa.PARTS], -1)
+        parts[d][~buildable] = np.nan
+    methods, acts, weights = zip(*designs)
+    coords = {"design": [label(*d) for d in designs], "method": ("design", list(methods)),
+              "activation": ("design", list(acts)), "weight": ("design", list(weights)),
+              "m": ("shape", shapes[:, 0]), "n": ("shape", shapes[:, 1]),
+              "k": ("shape", shapes[:, 2]), "part": list(ppa.PARTS)}
+    units = {"area": "mm^2", "power": "mW", "delay": "ps", "throughput": "TOPs",
+             "density": "TOPs/mm^2", "efficiency": "TOPs/W"}
+    names = {"area": "area", "power": "power (dynamic + leakage)",
+             "delay": "critical path (unpipelined)", "throughput": "peak throughput",
+             "density": "compute density", "efficiency": "energy efficiency"}
+    ds = xr.Dataset({f: (("design", "shape"), out[f], {"units": units[f], "long_name": names[f]})
+                     for f in fields}, coords=coords)
+    ds["part_area"] = (("design", "shape", "part"), parts,
+                       {"units": "mm^2", "long_name": "area by part"})
+    ds.attrs.update(node=f"{NODE} (NanGate 45nm cells, constant-field scaling)",
+                    clock=f"{FREQ_GHZ:g} GHz", activity=f"{ppa.ACTIVITY} toggles/cycle (random)",
+                    cells=ppa.LIBRARY)
+    return ds
+
+
+def shape_label(m, n, k) -> str:
+    return f"M{int(m)}N{int(n)}K{int(k)}"

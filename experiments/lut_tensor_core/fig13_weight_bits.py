@@ -1,0 +1,131 @@
+"""Area of MAC, ADD, conventional LUT and LUT Tensor Core units vs weight bits, W_INTX A_FP16
+(LUT Tensor Core Fig. 13).
+
+DP4 units with N = 4 columns (M = 1, N = 4, K = 4), as the paper configures them to match the
+A100. Bit-serial units (ADD, both LUTs) need W cycles for W-bit weights, so their area is compared
+at equal throughput: area x W, i.e. W copies working on the W bit-planes at once. MAC
+dequantizes the weights and is one cycle at any width.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+import xarray as xr
+
+import lutcore.ppa as ppa
+from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments.lut_tensor_core._ppa_sweep import COLORS, METHOD_LABELS, sweep
+
+ID = "lut-fig13"
+TITLE = "Area vs weight bits of MAC/ADD/LUT DP4 units, W_INTX A_FP16 (LUT Tensor Core Fig. 13)"
+PAPER = "lut_tensor_core"
+METHODS = ("mac", "add", "lut_conventional", "lut_tensor_core")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """w_bits: weight widths; activation: format; m, n, k: the unit's shape."""
+
+    w_bits: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8)
+    activation: str = "fp16"
+    m: int = 1
+    n: int = 4
+    k: int = 4
+
+    def __post_init__(self):
+        if not all(1 <= w <= 8 for w in self.w_bits):
+            raise ConfigError(f"w_bits: each must be in 1..8, got {self.w_bits}")
+        if self.activation not in ppa.ACTIVATIONS:
+            raise ConfigError(f"activation: {self.activation!r} unknown; allowed values: "
+                              f"{', '.join(ppa.ACTIVATIONS)}")
+        if min(self.m, self.n) < 1 or not 1 <= self.k <= 8:
+            raise ConfigError("m, n: must be >= 1; k: must be in 1..8")
+
+
+def run(config: Config) -> xr.Dataset:
+    designs = [(m, config.activation, f"int{w}") for w in config.w_bits for m in METHODS]
+    ds = sweep(designs, [(config.m, config.n, config.k)]).isel(shape=0, drop=True)
+    full_rate = 2 * config.m * config.n * config.k * 1e-3  # TOPs of one result per cycle, 1 GHz
+    iso = ds.area * full_rate / ds.throughput
+    area = iso.values.reshape(len(config.w_bits), len(METHODS))
+    parts = (ds.part_area * full_rate / ds.throughput).values.reshape(
+        len(config.w_bits), len(METHODS), -1)
+    return xr.Dataset(
+        {"iso_area": (("w_bits", "unit"), area * 1e6,
+                      {"units": "um^2", "long_name": "area at equal throughput (28nm)"}),
+         "part_area": (("w_bits", "unit", "part"), parts * 1e6, {"units": "um^2"})},
+        coords={"w_bits": list(config.w_bits), "unit": list(METHODS),
+                "part": list(ppa.PARTS)},
+        attrs={"shape": f"M{config.m} N{config.n} K{config.k}",
+               "activation": config.activation})
+
+
+def wins_up_to(ds: xr.Dataset, method: str) -> int:
+    """Largest weight width up to which ``method`` is smaller than every other design at every
+    width (0 if never); ``mac`` vs itself excluded."""
+    others = [m for m in ds.unit.values if m != method]
+    smaller = (ds.iso_area.sel(unit=method) < ds.iso_area.sel(unit=others).min("unit"))
+    return _prefix(ds, smaller)
+
+
+def smaller_than_mac_up_to(ds: xr.Dataset, method: str) -> int:
+    return _prefix(ds, ds.iso_area.sel(unit=method) < ds.iso_area.sel(unit="mac"))
+
+
+def _prefix(ds, mask) -> int:
+    widths = ds.w_bits.values
+    last = 0
+    for w, ok in zip(widths, mask.values):
+        if not ok:
+            break
+        last = int(w)
+    return last
+
+
+def plot(ds: xr.Dataset):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for method in ds.unit.values:
+        ax.plot(ds.w_bits, ds.iso_area.sel(unit=method), marker="o",
+                color=COLORS[str(method)], label=METHOD_LABELS[str(method)])
+    ax.set_yscale("log")
+    ax.set_xlabel("weight bits (W_INTX)")
+    ax.set_ylabel("area at equal throughput (um$^2$, 28nm)")
+    ax.set_title(f"DP units {ds.attrs['shape']}, A_{ds.attrs['activation'].upper()}",
+                 fontsize=10)
+    ax.set_xticks(ds.w_bits.values)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def table(ds: xr.Dataset) -> str:
+    rows = [[int(w)] + [f"{float(ds.iso_area.sel(w_bits=w, unit=m)):.0f}"
+                        for m in ds.unit.values] for w in ds.w_bits.values]
+    return (f"Area at equal throughput (um^2, 28nm) of {ds.attrs['shape']} units, "
+            f"A_{ds.attrs['activation'].upper()}.\n\n"
+            + markdown_table(["W bits", *[METHOD_LABELS[str(m)] for m in ds.unit.values]],
+                             rows, right=ds.sizes["unit"]))
+
+
+def claims(ds: xr.Dataset):
+    module = sys.modules[__name__]
+    if ds.sizes["w_bits"] < 4:
+        return []
+    out = []
+    for key, method, ours in (
+            ("conventional_lut_loses_above", "lut_conventional",
+             smaller_than_mac_up_to(ds, "lut_conventional")),
+            ("add_wins_up_to", "add", smaller_than_mac_up_to(ds, "add")),
+            ("lut_tensor_core_wins_up_to", "lut_tensor_core", wins_up_to(ds, "lut_tensor_core"))):
+        paper = reference(PAPER, ID, key).value
+        what = "all other designs" if method == "lut_tensor_core" else "MAC"
+        out.append(paper_claim(
+            module, key, ours=f"{METHOD_LABELS[method]} smaller than {what} up to {ours} bit(s)",
+            holds=ours == paper, tolerance="same crossover width",
+            deviation="" if ours == paper else f"crossover at {ours} bits, paper {paper}"))
+    return out

@@ -1,0 +1,26 @@
+"""Hardware cost models: a cell library with sources, structural blocks, and the dot-product
+units and tensor-core arrays of the LUT Tensor Core paper, validated by open logic synthesis.
+
+``tensor_core(method, act, weight, m, n, k)`` prices an array (vectorized over m, n, k);
+``metrics`` turns it into the paper's figures of merit (area, power, compute density, energy
+efficiency) at 28nm / 1 GHz. The blocks (``ripple_adder``, ``fp_adder``, ...) compose new units.
+"""
+
+from ._arrays import (ACTIVATIONS, ACTIVITY, BIT_SERIAL, LUT_METHODS, METHODS, OPERANDS, PARTS,
+                      ArrayPPA, Metrics, Operand, metrics, operand, tensor_core)
+from ._blocks import (Cost, adder_tree, array_multiplier, barrel_shifter, broadcast, clog2,
+                      conditional_negate, fp_adder, fp_multiplier, gates, incrementer, int_to_fp,
+                      leading_zero_count, mux_tree, parallel, register, ripple_adder, series,
+                      times)
+from ._cells import CELLS, GE_AREA, LIBRARY, Cell
+from ._dse import best_index, power_of_two_shapes
+
+__all__ = [
+    "ACTIVATIONS", "ACTIVITY", "BIT_SERIAL", "LUT_METHODS", "METHODS", "OPERANDS", "PARTS",
+    "ArrayPPA", "Metrics", "Operand", "metrics", "operand", "tensor_core",
+    "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
+    "conditional_negate", "fp_adder", "fp_multiplier", "gates", "incrementer", "int_to_fp",
+    "leading_zero_count", "mux_tree", "parallel", "register", "ripple_adder", "series", "times",
+    "CELLS", "GE_AREA", "LIBRARY", "Cell",
+    "best_index", "power_of_two_shapes",
+]

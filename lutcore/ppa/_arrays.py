@@ -1,0 +1,244 @@
+"""Dot-product units and M x N x K tensor-core arrays of every method the LUT Tensor Core paper
+compares (§4.1.1, §4.2, §4.5.2), priced from the blocks of ``_blocks``.
+
+An array computes C[M, N] += A[M, K] @ W[K, N]: A (activations) enter per row and are broadcast
+to the N columns, W (weights) per column and broadcast to the M rows (LUT Tensor Core Fig. 9).
+A dot-product unit is the array with M = N = 1.
+
+Methods (all with the same operand/accumulator registers and the same accumulator):
+- ``mac``: dequantize the weights to the activation format (one converter per weight, shared by
+  the M rows), multiply, adder tree, accumulate. One K-dot per output per cycle.
+- ``add``: bit-serial (Stripes, Judd et al. MICRO 2016): one weight bit-plane per cycle, the
+  activations gated by their weight bit, an adder tree, MSB-plane negation, shift, accumulate.
+- ``lut_conventional``: every unit precomputes its own 2^K table from its activations, keeps
+  it in registers, looks up one bit-plane per cycle (2^K:1 mux), MSB-plane negation, shift-add.
+- ``unpu``: UNPU (Lee et al., JSSC 2019) with the array shape free (DSE): one hardware
+  precompute and one 2^K table per row, broadcast to the N lookup units.
+- ``unpu_reinterpret``: + weight reinterpretation {0,1} -> {-1,1} (§3.1.2): 2^(K-1) table;
+  each lookup inverts its index by the top bit (Eq. 5) and negates the entry.
+- ``unpu_offline_negation``: + the index inversion done offline on the weights (Eq. 6).
+- ``lut_tensor_core``: + the precompute moved to software and fused with the previous operator
+  (§3.1.1): no precompute adders and no activation registers in the array; tables are loaded.
+
+Bit-serial methods finish a W-bit product in W cycles: ``ops_per_cycle`` says so, and compute
+density and energy efficiency are per operation, so they compare at equal work.
+
+Power: every cell output toggles with probability ``ACTIVITY`` per cycle (random data, glitches
+ignored) and every flip-flop is clocked each cycle; plus leakage. Critical path: clock-to-Q,
+the slowest register-to-register path, setup.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from . import _cells
+from ._blocks import (NOTHING, Cost, adder_tree, array_multiplier, barrel_shifter, broadcast,
+                      clog2, conditional_negate, fp_adder, fp_multiplier, gates, int_to_fp,
+                      mux_tree, parallel, register, ripple_adder, series, times)
+
+ACTIVITY = 0.5  # toggle probability of a combinational output per cycle (random data)
+
+
+class Operand(NamedTuple):
+    """A number format of an operand: total bits, exponent bits (0 = integer), mantissa bits."""
+
+    name: str
+    bits: int
+    exp_bits: int = 0
+    man_bits: int = 0
+
+    @property
+    def is_float(self) -> bool:
+        return self.exp_bits > 0
+
+    @property
+    def significand(self) -> int:
+        """Significand bits with the hidden one."""
+        return self.man_bits + 1
+
+
+OPERANDS = {
+    "fp16": Operand("fp16", 16, 5, 10),
+    "fp8": Operand("fp8", 8, 4, 3),  # E4M3, the activation FP8 of H100-class tensor cores
+    "fp32": Operand("fp32", 32, 8, 23),
+    **{f"int{b}": Operand(f"int{b}", b) for b in (1, 2, 3, 4, 5, 6, 7, 8, 16, 32)},
+}
+ACTIVATIONS = ("fp16", "fp8", "int8", "int16")
+METHODS = ("mac", "add", "lut_conventional", "unpu", "unpu_reinterpret",
+           "unpu_offline_negation", "lut_tensor_core")
+BIT_SERIAL = METHODS[1:]
+LUT_METHODS = METHODS[2:]
+PARTS = ("registers", "broadcast", "dequantize", "multiply", "precompute", "tables", "lookup",
+         "adder_tree", "accumulate")
+
+
+def operand(name: str) -> Operand:
+    if name not in OPERANDS:
+        raise ValueError(f"unknown format {name!r}; allowed values: {', '.join(OPERANDS)}")
+    return OPERANDS[name]
+
+
+class ArrayPPA(NamedTuple):
+    """Cost of an M x N x K array at 45nm; every field broadcasts over the shape arrays.
+
+    parts: {part: Cost} (see ``PARTS``); area: um^2; dynamic_energy: fJ per cycle; leakage: nW;
+    delay: ps, critical path; ops_per_cycle: multiply-adds x 2 per cycle.
+    """
+
+    parts: dict
+    area: jnp.ndarray
+    dynamic_energy: jnp.ndarray
+    leakage: jnp.ndarray
+    delay: jnp.ndarray
+    ops_per_cycle: jnp.ndarray
+
+
+def _entry(act: Operand, k):
+    """(adder, bits) of a K-term signed sum of activations: a table entry or an adder-tree node.
+    FP activations: sums stay in the activation format (FP adders); INT: widened by log2 K."""
+    if act.is_float:
+        return fp_adder(act.exp_bits, act.significand), jnp.asarray(float(act.bits))
+    bits = act.bits + clog2(k)
+    return ripple_adder(bits), bits
+
+
+def _accumulator(act: Operand) -> Cost:
+    """FP32 accumulation for FP activations, INT32 for integers: adder and register."""
+    adder = fp_adder(8, 24) if act.is_float else ripple_adder(32)
+    return parallel(adder, register(32))
+
+
+def _plane_shift(act: Operand, entry_bits, w_bits: int) -> Cost:
+    """Weight the bit-plane p result by 2^p before accumulating: an exponent add (FP) or a
+    barrel shift (INT); nothing for 1-bit weights."""
+    if w_bits == 1:
+        return NOTHING
+    if act.is_float:
+        return ripple_adder(act.exp_bits)
+    return barrel_shifter(entry_bits + w_bits - 1, w_bits - 1)
+
+
+def _precompute(act: Operand, k, symmetric: bool) -> Cost:
+    """Hardware table precompute from K activations: each entry one add from an earlier entry
+    (2^K - K - 1 adders for the full table; K - 1 for the first symmetric entry, then one
+    add/sub of 2 a_i per further entry); log2 K adders deep."""
+    adder, _ = _entry(act, k)
+    count = (k - 1 + 2.0 ** (k - 1) - 1) if symmetric else (2.0 ** k - k - 1)
+    pre = times(adder, count)
+    return Cost(pre.cells, clog2(k) * adder.delay)
+
+
+def tensor_core(method: str, act: str, weight: str, m, n, k) -> ArrayPPA:
+    """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
+    (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
+    arrays of one shape (a design space). Pure: ``jax.jit(tensor_core, static_argnums=(0, 1,
+    2))`` compiles one method/format for large sweeps (``benchmarks/bench_ppa.py``)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
+    a, w = operand(act), operand(weight)
+    if act not in ACTIVATIONS:
+        raise ValueError(f"activation {act!r} not supported; allowed values: "
+                         f"{', '.join(ACTIVATIONS)}")
+    if method != "mac" and w.is_float:
+        raise ValueError(f"{method} needs integer weights (int1..int8), got {weight!r}")
+    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
+    units, w_bits = m * n, w.bits
+    entry_adder, entry_bits = _entry(a, k)
+    accumulate = series(_plane_shift(a, entry_bits, w_bits) if method != "mac" else NOTHING,
+                        _accumulator(a))
+    regs = {"act": m * k * a.bits, "weight": k * n * w_bits, "acc": units * 32.0}
+    parts = dict.fromkeys(PARTS, NOTHING)
+    extra_paths = []
+
+    if method == "mac":
+        if a.is_float and not w.is_float:
+            dequant = int_to_fp(w_bits, a.exp_bits, a.significand)
+        else:
+            dequant = NOTHING  # INT: sign extension is wiring; FP weights need none
+        parts["dequantize"] = times(dequant, k * n)
+        mult = (fp_multiplier(a.exp_bits, a.significand) if a.is_float
+                else array_multiplier(a.bits, a.bits))
+        tree_adder = fp_adder(8, 24) if a.is_float else ripple_adder(2 * a.bits + clog2(k))
+        parts["multiply"] = times(mult, units * k)
+        parts["adder_tree"] = times(adder_tree(k, tree_adder), units)
+        parts["broadcast"] = parallel(broadcast(m * k * a.bits, n),
+                                      broadcast(k * n * a.bits, m))  # dequantized weights
+        path = series(dequant, parts["broadcast"], mult, adder_tree(k, tree_adder), accumulate)
+        ops = 2 * units * k
+    else:
+        ops = 2 * units * k / w_bits
+        sign = conditional_negate(entry_bits)  # MSB plane, or the sign of a symmetric lookup
+        weight_bcast = broadcast(k * n, m)  # one bit-plane (the K-bit index) per column
+        if method == "add":
+            gating = gates(AND2=k * a.bits, delay=_cells.DELAY["AND2"])
+            tree = adder_tree(k, entry_adder)
+            parts["lookup"] = times(series(gating, sign), units)
+            parts["adder_tree"] = times(tree, units)
+            parts["broadcast"] = parallel(broadcast(m * k * a.bits, n), weight_bcast)
+            path = series(parts["broadcast"], gating, tree, sign, accumulate)
+        else:
+            symmetric = method not in ("lut_conventional", "unpu")
+            entries = 2.0 ** (k - 1) if symmetric else 2.0 ** k
+            index_invert = (gates(XOR2=k - 1, delay=_cells.DELAY["XOR2"])
+                            if method == "unpu_reinterpret" else NOTHING)
+            lookup = series(index_invert, mux_tree(entries, entry_bits), sign)
+            parts["lookup"] = times(lookup, units)
+            if method == "lut_conventional":  # a table per unit, built from its activations
+                tables, table_fanout = units, 1.0
+                parts["broadcast"] = parallel(broadcast(m * k * a.bits, n), weight_bcast)
+            else:  # a table per row, broadcast to the N columns
+                tables, table_fanout = m, n
+                parts["broadcast"] = parallel(broadcast(m * entries * entry_bits, n),
+                                              weight_bcast)
+            parts["tables"] = register(tables * entries * entry_bits)
+            if method == "lut_tensor_core":
+                regs["act"] = 0.0  # tables arrive precomputed (software, fused)
+            else:
+                pre = _precompute(a, k, symmetric)
+                parts["precompute"] = times(pre, tables)
+                extra_paths.append(series(broadcast(m * k * a.bits, n), pre))
+            path = series(parallel(broadcast(m * entries * entry_bits, table_fanout),
+                                   weight_bcast), lookup, accumulate)
+    parts["accumulate"] = times(accumulate, units)
+    parts["registers"] = register(sum(regs.values()))
+    total = series(*parts.values())
+    comb = total.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
+    dff = total.cells[..., _cells.INDEX["DFF"]]
+    energy = ACTIVITY * comb @ jnp.asarray(_cells.ENERGY) + dff * _cells.CELLS[
+        _cells.INDEX["DFF"]].energy
+    delay = parallel(path, *extra_paths).delay + _cells.DFF_CLK_TO_Q + _cells.DFF_SETUP
+    return ArrayPPA(parts=parts, area=total.area(), dynamic_energy=energy,
+                    leakage=total.cells @ jnp.asarray(_cells.LEAKAGE), delay=delay,
+                    ops_per_cycle=ops * jnp.ones_like(total.delay))
+
+
+class Metrics(NamedTuple):
+    """Figures of merit at a technology node and clock: area mm^2, power mW, critical path ps,
+    throughput TFLOPs (TOPs for integers), compute density TFLOPs/mm^2, efficiency TFLOPs/W."""
+
+    area: jnp.ndarray
+    power: jnp.ndarray
+    delay: jnp.ndarray
+    throughput: jnp.ndarray
+    density: jnp.ndarray
+    efficiency: jnp.ndarray
+
+
+def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0) -> Metrics:
+    """``ppa`` (45nm) as the paper reports it: at ``node`` ("45nm", or "28nm" by constant-field
+    scaling, see ``_cells``) and ``freq_ghz`` (the paper synthesizes at 1 GHz)."""
+    if node not in ("45nm", "28nm"):
+        raise ValueError(f"unknown node {node!r}; allowed values: '45nm', '28nm'")
+    scaled = node == "28nm"
+    area = ppa.area * (_cells.AREA_SCALE if scaled else 1.0) * 1e-6
+    dynamic = ppa.dynamic_energy * (_cells.ENERGY_SCALE if scaled else 1.0) * freq_ghz * 1e-3
+    leakage = ppa.leakage * (_cells.LEAKAGE_SCALE if scaled else 1.0) * 1e-6
+    power = dynamic + leakage
+    throughput = ppa.ops_per_cycle * freq_ghz * 1e-3
+    return Metrics(area=area, power=power,
+                   delay=ppa.delay * (_cells.DELAY_SCALE if scaled else 1.0),
+                   throughput=throughput, density=throughput / area,
+                   efficiency=throughput / (power * 1e-3))

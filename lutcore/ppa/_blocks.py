@@ -1,0 +1,181 @@
+"""Structural building blocks: each returns the cells it is made of and its combinational delay.
+
+A ``Cost`` is a vector of cell counts (one entry per cell of ``_cells.CELLS``) and the delay of
+the block's slowest input-to-output path. Sizes may be arrays: every block broadcasts, so one call
+prices a whole design space. Composition: ``series`` (cells add, delays add), ``parallel``
+(cells add, slowest delay), ``times`` (n copies side by side).
+
+The architectures are the textbook ones, chosen because they are what a cell count can be derived
+for by hand: ripple-carry adders (an n-bit adder is n full adders), carry-save array multipliers
+(Braun), binary mux trees, logarithmic barrel shifters, buffer trees for broadcast nets.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from . import _cells
+from ._cells import DELAY, NAMES
+
+BROADCAST_FANOUT = 4  # loads one X1 buffer drives at the table point's load (two inputs + wire)
+
+
+class Cost(NamedTuple):
+    """cells: [..., len(NAMES)] counts; delay: [...] ps (combinational, input to output)."""
+
+    cells: jnp.ndarray
+    delay: jnp.ndarray
+
+    def area(self):
+        """[...] um^2 (45nm)."""
+        return self.cells @ jnp.asarray(_cells.AREA)
+
+
+def gates(delay=0.0, **counts) -> Cost:
+    """A block of ``counts`` cells (``NAND2=3, FA=n, ...``) with the given path delay."""
+    unknown = set(counts) - set(NAMES)
+    if unknown:
+        raise ValueError(f"unknown cells {sorted(unknown)}; allowed values: {', '.join(NAMES)}")
+    values = [jnp.asarray(counts.get(name, 0.0), dtype=float) for name in NAMES]
+    shape = jnp.broadcast_shapes(jnp.shape(delay), *(v.shape for v in values))
+    cells = jnp.stack([jnp.broadcast_to(v, shape) for v in values], axis=-1)
+    return Cost(cells, jnp.broadcast_to(jnp.asarray(delay, dtype=float), shape))
+
+
+NOTHING = gates()
+
+
+def series(*parts: Cost) -> Cost:
+    """Blocks one after another on the path: cells and delays add."""
+    return Cost(sum(p.cells for p in parts), sum(p.delay for p in parts))
+
+
+def parallel(*parts: Cost) -> Cost:
+    """Blocks side by side: cells add, the slowest path counts."""
+    delay = parts[0].delay
+    for p in parts[1:]:
+        delay = jnp.maximum(delay, p.delay)
+    return Cost(sum(p.cells for p in parts), delay)
+
+
+def times(part: Cost, n) -> Cost:
+    """``n`` copies of ``part`` side by side (n may be an array)."""
+    n = jnp.asarray(n, dtype=float)
+    return Cost(part.cells * n[..., None], jnp.broadcast_to(part.delay, jnp.broadcast_shapes(
+        part.delay.shape, n.shape)))
+
+
+def clog2(x):
+    """ceil(log2(x)) for x >= 1, elementwise (0 for x = 1)."""
+    return jnp.ceil(jnp.log2(jnp.maximum(jnp.asarray(x, dtype=float), 1.0)) - 1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
+# Integer datapath
+
+
+def ripple_adder(bits) -> Cost:
+    """bits-bit ripple-carry adder: one FA per bit; carry chain then the last sum."""
+    bits = jnp.asarray(bits, dtype=float)
+    return gates(FA=bits, delay=(bits - 1) * _cells.FA_CARRY_DELAY + _cells.FA_SUM_DELAY)
+
+
+def incrementer(bits) -> Cost:
+    """bits-bit +1 (rounding): one HA per bit."""
+    bits = jnp.asarray(bits, dtype=float)
+    return gates(HA=bits, delay=(bits - 1) * _cells.HA_CARRY_DELAY + DELAY["HA"])
+
+
+def conditional_negate(bits) -> Cost:
+    """Invert bits-bit two's complement on a control bit; the +1 is the next adder's carry-in."""
+    return gates(XOR2=bits, delay=DELAY["XOR2"])
+
+
+def array_multiplier(n_bits, m_bits) -> Cost:
+    """n x m carry-save array multiplier (Braun): n*m AND2 partial products, m-1 rows of n
+    adders (the first of each row a HA), the last row rippling the carries."""
+    n = jnp.asarray(n_bits, dtype=float)
+    m = jnp.asarray(m_bits, dtype=float)
+    rows = jnp.maximum(m - 1, 0)
+    delay = DELAY["AND2"] + rows * _cells.FA_SUM_DELAY + jnp.where(
+        rows > 0, (n - 1) * _cells.FA_CARRY_DELAY, 0.0)
+    return gates(AND2=n * m, FA=rows * (n - 1), HA=rows, delay=delay)
+
+
+def mux_tree(inputs, bits) -> Cost:
+    """inputs:1 multiplexer of bits-bit words: a binary tree of MUX2."""
+    inputs = jnp.asarray(inputs, dtype=float)
+    return gates(MUX2=(inputs - 1) * bits, delay=clog2(inputs) * DELAY["MUX2"])
+
+
+def barrel_shifter(bits, max_shift) -> Cost:
+    """Shift bits-bit word by 0..max_shift: one MUX2 level per shift-amount bit."""
+    levels = clog2(jnp.asarray(max_shift, dtype=float) + 1)
+    return gates(MUX2=bits * levels, delay=levels * DELAY["MUX2"])
+
+
+def leading_zero_count(bits) -> Cost:
+    """Leading-zero counter as a tree of 2-bit counters (Oklobdzija, IEEE TVLSI 1994): a NOR2
+    per input bit, then half a MUX2 per bit at each of log2(bits) merging levels."""
+    levels = clog2(bits)
+    return gates(NOR2=bits, MUX2=bits * levels / 2,
+                 delay=DELAY["NOR2"] + levels * DELAY["MUX2"])
+
+
+def register(bits) -> Cost:
+    """bits flip-flops (timing is charged once per path: clock-to-Q + setup)."""
+    return gates(DFF=bits)
+
+
+def broadcast(signals, fanout) -> Cost:
+    """Drive ``signals`` nets to ``fanout`` loads each: a buffer tree of fan-out 4 per buffer."""
+    fanout = jnp.asarray(fanout, dtype=float)
+    buffers = jnp.ceil((fanout - 1) / (BROADCAST_FANOUT - 1))
+    levels = jnp.ceil(jnp.log(jnp.maximum(fanout, 1.0)) / jnp.log(BROADCAST_FANOUT) - 1e-9)
+    return gates(BUF=signals * buffers, delay=levels * DELAY["BUF"])
+
+
+def adder_tree(terms, adder: Cost) -> Cost:
+    """Sum ``terms`` operands with terms - 1 copies of ``adder`` in log2(terms) levels."""
+    terms = jnp.asarray(terms, dtype=float)
+    tree = times(adder, terms - 1)
+    return Cost(tree.cells, clog2(terms) * adder.delay)
+
+
+# ---------------------------------------------------------------------------------------------
+# Floating point (p = significand bits with the hidden one, e = exponent bits)
+
+
+def fp_adder(e, p) -> Cost:
+    """Two-operand FP adder with one rounding: exponent difference, swap, alignment with
+    guard/round/sticky, significand add/sub, leading-zero count, normalization, round, exponent
+    adjust, special-value detection."""
+    wide = p + 3
+    return series(
+        gates(INV=e), ripple_adder(e),                    # exponent difference
+        gates(MUX2=2 * p + e, delay=DELAY["MUX2"]),       # swap so the larger operand leads
+        barrel_shifter(wide, wide), gates(OR2=p),         # align; sticky OR of shifted-out bits
+        conditional_negate(wide), ripple_adder(wide),     # effective subtraction
+        leading_zero_count(wide), barrel_shifter(wide, wide),
+        incrementer(p),                                   # round to nearest even
+        parallel(ripple_adder(e), gates(AND2=2 * e, NOR2=2)),  # exponent adjust; inf/NaN/zero
+    )
+
+
+def fp_multiplier(e, p) -> Cost:
+    """Exact FP product (no rounding, as a tensor core forwards it to its adder tree):
+    p x p significand array, exponent add, one-bit normalization."""
+    return series(parallel(array_multiplier(p, p), ripple_adder(e + 1)),
+                  gates(MUX2=2 * p, delay=DELAY["MUX2"]))
+
+
+def int_to_fp(bits, e, p) -> Cost:
+    """Dequantization converter, signed bits-bit integer to FP(e, p): absolute value, leading-
+    zero count, normalizing shift, exponent from the count, rounding when bits > p."""
+    rounds = jnp.where(jnp.asarray(bits) > p, 1.0, 0.0)
+    rounding = incrementer(p)
+    return series(conditional_negate(bits), incrementer(bits), leading_zero_count(bits),
+                  barrel_shifter(bits, bits), ripple_adder(e),
+                  Cost(rounding.cells * rounds[..., None], rounding.delay * rounds))

@@ -1,0 +1,103 @@
+"""The LUT Tensor Core PPA experiments (Figs. 11-14, Tables 2-3) on small configs: data equal
+independent lutcore.ppa calls, optima found by brute force, claims computed, config errors."""
+
+import numpy as np
+import pytest
+
+import lutcore.ppa as ppa
+from experiments import ConfigError, get, make_config
+
+FIG11, FIG12, FIG13, FIG14, TABLE2, TABLE3 = (
+    get(i) for i in ("lut-fig11", "lut-fig12", "lut-fig13", "lut-fig14", "lut-table2",
+                     "lut-table3"))
+
+
+def metric(method, act, weight, m, n, k):
+    return ppa.metrics(ppa.tensor_core(method, act, weight, m, n, k))
+
+
+def test_fig11_density_and_peak():
+    ds = FIG11.run(make_config(FIG11, {"k_values": [2, 3, 4, 5], "activations": ["int8",
+                                                                                  "fp16"]}))
+    for act in ("int8", "fp16"):
+        design = ds.design.values[list(ds.activation.values).index(act)]
+        want = [float(metric("lut_tensor_core", act, "int1", 1, 1, k).density)
+                for k in (2, 3, 4, 5)]
+        np.testing.assert_allclose(ds.density.sel(design=design), want)
+        assert FIG11.peak_k(ds, act[:2] if act.startswith("fp") else "int")[act] == \
+            (2, 3, 4, 5)[int(np.argmax(want))]
+    assert {c.claim for c in FIG11.claims(ds)} == {"int_peak_k", "fp_peak_k"}
+
+
+def test_fig12_units_and_claims():
+    ds = FIG12.run(make_config(FIG12, {"activations": ["fp16", "int8"]}))
+    lut = ds.sel(design="LUT Tensor Core W_INT1 A_FP16")
+    assert float(lut.density) == pytest.approx(
+        float(metric("lut_tensor_core", "fp16", "int1", 1, 1, 4).density))
+    assert float(ds.throughput.sel(design="MAC W_FP16 A_FP16")) == pytest.approx(8e-3)
+    assert [c.claim for c in FIG12.claims(ds)] == [
+        "lut_fp16_density", "mac_fp16_density", "lut_most_power_efficient"]
+
+
+def test_fig13_iso_throughput_area_and_crossovers():
+    ds = FIG13.run(make_config(FIG13, {"w_bits": [1, 2, 3, 4, 5]}))
+    for w in (1, 4):
+        cost = ppa.metrics(ppa.tensor_core("add", "fp16", f"int{w}", 1, 4, 4))
+        assert float(ds.iso_area.sel(w_bits=w, unit="add")) == pytest.approx(
+            float(cost.area) * w * 1e6)
+    add = ds.iso_area.sel(unit="add").values
+    mac = ds.iso_area.sel(unit="mac").values
+    first_loss = next((w for w, a, m in zip(ds.w_bits.values, add, mac) if a >= m), None)
+    assert FIG13.smaller_than_mac_up_to(ds, "add") == (first_loss or 6) - 1
+    assert len(FIG13.claims(ds)) == 3
+
+
+def test_fig14_best_shapes_are_the_brute_force_optima():
+    ds = FIG14.run(make_config(FIG14, {"array_size": 64, "activations": ["int8"],
+                                       "weights": ["int2"]}))
+    shapes = ppa.power_of_two_shapes(64)
+    for method in FIG14.METHODS:
+        values = []
+        for m, n, k in shapes:
+            if method == "lut_tensor_core" and k > 8:
+                values.append(np.inf)
+                continue
+            x = metric(method, "int8", "int2", int(m), int(n), int(k))
+            values.append(float(x.area * x.power))
+        best = FIG14.panel_best(ds)[("int8", "int2")][method]
+        assert (int(best.m), int(best.n), int(best.k)) == tuple(shapes[int(np.argmin(values))])
+    assert [c.claim for c in FIG14.claims(ds)] == ["lut_smallest", "best_shape"]
+
+
+def test_table2_gains_are_ratios_of_the_best_points():
+    ds = TABLE2.run(make_config(TABLE2, {"array_size": 128}))
+    assert list(ds.method.values) == list(TABLE2.STEPS)
+    assert float(ds.density_gain[0]) == 1.0
+    np.testing.assert_allclose(ds.density_gain, ds.density / ds.density[0])
+    # each step removes hardware, so at its best shape it is never worse than the step before
+    assert np.all(np.diff(ds.density_gain.values) >= 0)
+    assert len(TABLE2.claims(ds)) == 2
+
+
+def test_table3_row_is_computed_and_published_rows_are_listed():
+    ds = TABLE3.run(make_config(TABLE3, {"array_size": 64}))
+    text = TABLE3.table(ds)
+    assert "UNPU" in text and "FIGNA" in text and "(lutcore)" in text
+    dp4 = float(ds.efficiency.sel(scope="DP4 unit"))
+    assert dp4 == pytest.approx(float(metric("lut_tensor_core", "int8", "int1", 1, 1, 4)
+                                      .efficiency))
+    assert TABLE3.claims(ds)[0].claim == "lut_tensor_core_pe_efficiency"
+
+
+@pytest.mark.parametrize("module, params, key", [
+    (FIG11, {"activations": ["fp12"]}, "activations"),
+    (FIG11, {"k_values": [0, 4]}, "k_values"),
+    (FIG12, {"weight": "int9"}, "weight"),
+    (FIG13, {"activation": "bf16"}, "activation"),
+    (FIG14, {"array_size": 500}, "array_size"),
+    (TABLE2, {"weight": "fp16"}, "weight"),
+    (TABLE3, {"activation": "int4"}, "activation"),
+])
+def test_config_errors_name_the_key(module, params, key):
+    with pytest.raises(ConfigError, match=key):
+        make_config(module, params)
