@@ -100,8 +100,14 @@ def test_ablation_steps_each_remove_hardware():
     assert areas == sorted(areas, reverse=True) and len(set(areas)) == 4
     lut = ppa.tensor_core("lut_tensor_core", "int8", "int2", 2, 64, 4)
     assert float(lut.parts["precompute"].area()) == 0.0
-    # Eq. 7: M x 2^(K-1) x LUT_BIT table bits; INT8 sums of 4 need 10 bits
-    assert counts(lut.parts["tables"]) == {"DFF": 2 * 8 * 10}
+    # Eq. 7: M x 2^(K-1) x LUT_BIT table bits (INT8 sums of 4 need 10), each with a load enable
+    assert counts(lut.parts["tables"]) == {"DFF": 2 * 8 * 10, "MUX2": 2 * 8 * 10}
+    # the accumulator register is counted once, among the registers
+    mac = ppa.tensor_core("mac", "int8", "int8", 1, 1, 4)
+    assert counts(mac.parts["registers"]) == {"DFF": 4 * 8 + 4 * 8 + 32}
+    assert "DFF" not in counts(mac.parts["accumulate"])
+    bare = ppa.tensor_core("mac", "int8", "int8", 1, 1, 4, operand_registers=False)
+    assert counts(bare.parts["registers"]) == {"DFF": 32}
 
 
 def test_vectorized_call_equals_scalar_calls():

@@ -106,9 +106,9 @@ def _entry(act: Operand, k):
 
 
 def _accumulator(act: Operand) -> Cost:
-    """FP32 accumulation for FP activations, INT32 for integers: adder and register."""
-    adder = fp_adder(8, 24) if act.is_float else ripple_adder(32)
-    return parallel(adder, register(32))
+    """The accumulating adder: FP32 for FP activations, INT32 for integers (its register is
+    among the array's registers)."""
+    return fp_adder(8, 24) if act.is_float else ripple_adder(32)
 
 
 def _plane_shift(act: Operand, entry_bits, w_bits: int) -> Cost:
@@ -131,10 +131,12 @@ def _precompute(act: Operand, k, symmetric: bool) -> Cost:
     return Cost(pre.cells, clog2(k) * adder.delay)
 
 
-def tensor_core(method: str, act: str, weight: str, m, n, k) -> ArrayPPA:
+def tensor_core(method: str, act: str, weight: str, m, n, k, *,
+                operand_registers: bool = True) -> ArrayPPA:
     """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
     (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
-    arrays of one shape (a design space). Pure: ``jax.jit(tensor_core, static_argnums=(0, 1,
+    arrays of one shape (a design space). ``operand_registers=False`` leaves out the activation
+    and weight registers (a unit fed from ports, as the synthesized RTL is). Pure: ``jax.jit(tensor_core, static_argnums=(0, 1,
     2))`` compiles one method/format for large sweeps (``benchmarks/bench_ppa.py``)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
@@ -150,6 +152,8 @@ def tensor_core(method: str, act: str, weight: str, m, n, k) -> ArrayPPA:
     accumulate = series(_plane_shift(a, entry_bits, w_bits) if method != "mac" else NOTHING,
                         _accumulator(a))
     regs = {"act": m * k * a.bits, "weight": k * n * w_bits, "acc": units * 32.0}
+    if not operand_registers:
+        regs["act"] = regs["weight"] = 0.0
     parts = dict.fromkeys(PARTS, NOTHING)
     extra_paths = []
 
@@ -193,7 +197,9 @@ def tensor_core(method: str, act: str, weight: str, m, n, k) -> ArrayPPA:
                 tables, table_fanout = m, n
                 parts["broadcast"] = parallel(broadcast(m * entries * entry_bits, n),
                                               weight_bcast)
-            parts["tables"] = register(tables * entries * entry_bits)
+            table_bits = tables * entries * entry_bits  # Eq. 7 per table
+            parts["tables"] = series(register(table_bits),  # held over the W bit-planes:
+                                     gates(MUX2=table_bits))  # a load enable per bit
             if method == "lut_tensor_core":
                 regs["act"] = 0.0  # tables arrive precomputed (software, fused)
             else:
