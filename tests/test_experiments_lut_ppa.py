@@ -101,3 +101,25 @@ def test_table3_row_is_computed_and_published_rows_are_listed():
 def test_config_errors_name_the_key(module, params, key):
     with pytest.raises(ConfigError, match=key):
         make_config(module, params)
+
+
+SYNTH = get("lut-synth")
+
+
+def test_synthesis_validation_reads_the_committed_cache():
+    ds = SYNTH.run(make_config(SYNTH, {"designs": ["adder8", "mux8x16", "lut_int8_dp4_w1"],
+                                       "synthesize": False}))
+    from lutcore.ppa import _cells
+    # the synthesized area is the cells Yosys reported times their library areas
+    np.testing.assert_allclose(ds.synth_area, ds.synth_cells.values @ _cells.AREA, rtol=1e-6)
+    assert float(ds.model_area.sel(design="adder8")) == pytest.approx(8 * 4.256)
+    # a mux tree maps to the same 7 x 16 MUX2 on both sides
+    assert float(ds.ratio.sel(design="mux8x16")) == pytest.approx(1.0)
+    claim = SYNTH.claims(ds)[0]
+    assert claim.claim == "model_within_15_percent_of_synthesis"
+    assert claim.holds == bool(np.all(np.abs(ds.ratio.values - 1) <= SYNTH.GOAL))
+
+
+def test_synthesis_validation_rejects_unknown_designs():
+    with pytest.raises(ConfigError, match="designs"):
+        make_config(SYNTH, {"designs": ["adder7"]})

@@ -4,6 +4,8 @@ units and tensor-core arrays of the LUT Tensor Core paper, validated by open log
 ``tensor_core(method, act, weight, m, n, k)`` prices an array (vectorized over m, n, k);
 ``metrics`` turns it into the paper's figures of merit (area, power, compute density, energy
 efficiency) at 28nm / 1 GHz. The blocks (``ripple_adder``, ``fp_adder``, ...) compose new units.
+``lutcore.ppa.synth`` (imported on demand: it needs Amaranth and Yosys) generates RTL of a
+sample of these units and synthesizes it against a liberty of the same cells.
 """
 
 from ._arrays import (ACTIVATIONS, ACTIVITY, BIT_SERIAL, LUT_METHODS, METHODS, OPERANDS, PARTS,
