@@ -11,6 +11,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
+from experiments._framework import ConfigError
 
 NODE, FREQ_GHZ = "28nm", 1.0  # the paper's synthesis target (Sec. 4.1.1)
 METHOD_LABELS = {"mac": "MAC", "add": "ADD", "lut_conventional": "Conventional LUT",
@@ -63,6 +64,26 @@ def sweep(designs: list[tuple[str, str, str]], shapes) -> xr.Dataset:
                     clock=f"{FREQ_GHZ:g} GHz", activity=f"{ppa.ACTIVITY} toggles/cycle (random)",
                     cells=ppa.LIBRARY)
     return ds
+
+
+def check_config(*, activations=None, weights=None, array_size=None,
+                 allowed_weights=("int1", "int2", "int4", "int8")) -> None:
+    """One ConfigError naming the offending key and the allowed values, for the PPA configs:
+    activations / weights are {key: value or tuple of values}; array_size a power of two."""
+    for key, values in (activations or {}).items():
+        bad = [v for v in ((values,) if isinstance(values, str) else values)
+               if v not in ppa.ACTIVATIONS]
+        if bad:
+            raise ConfigError(f"{key}: {bad} unknown; allowed values: "
+                              f"{', '.join(ppa.ACTIVATIONS)}")
+    for key, values in (weights or {}).items():
+        bad = [v for v in ((values,) if isinstance(values, str) else values)
+               if v not in allowed_weights]
+        if bad:
+            raise ConfigError(f"{key}: {bad} not allowed; allowed values: "
+                              f"{', '.join(allowed_weights)}")
+    if array_size is not None and (array_size < 8 or array_size & (array_size - 1)):
+        raise ConfigError(f"array_size: must be a power of two >= 8, got {array_size}")
 
 
 def shape_label(m, n, k) -> str:

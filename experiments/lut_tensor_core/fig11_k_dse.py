@@ -17,7 +17,7 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import sweep
+from experiments.lut_tensor_core._ppa_sweep import check_config, sweep
 
 ID = "lut-fig11"
 TITLE = "K-axis DSE of the LUT dot-product unit: compute density vs K (LUT Tensor Core Fig. 11)"
@@ -35,13 +35,8 @@ class Config:
     def __post_init__(self):
         if not all(1 <= k <= 8 for k in self.k_values):
             raise ConfigError(f"k_values: each must be in 1..8, got {self.k_values}")
-        bad = [a for a in self.activations if a not in ppa.ACTIVATIONS]
-        if bad:
-            raise ConfigError(f"activations: {bad} unknown; allowed values: "
-                              f"{', '.join(ppa.ACTIVATIONS)}")
-        if self.weight not in ("int1", "int2", "int4", "int8"):
-            raise ConfigError(f"weight: {self.weight!r} not allowed; allowed values: "
-                              "int1, int2, int4, int8")
+        check_config(activations={"activations": self.activations},
+                     weights={"weight": self.weight})
 
 
 def run(config: Config) -> xr.Dataset:

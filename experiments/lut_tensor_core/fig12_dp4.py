@@ -18,7 +18,7 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import COLORS, sweep
+from experiments.lut_tensor_core._ppa_sweep import COLORS, check_config, sweep
 
 ID = "lut-fig12"
 TITLE = "PPA of MAC/ADD/LUT-based DP4 units across formats (LUT Tensor Core Fig. 12)"
@@ -38,13 +38,8 @@ class Config:
     def __post_init__(self):
         if not 1 <= self.k <= 8:
             raise ConfigError(f"k: must be in 1..8, got {self.k}")
-        bad = [a for a in self.activations if a not in ppa.ACTIVATIONS]
-        if bad:
-            raise ConfigError(f"activations: {bad} unknown; allowed values: "
-                              f"{', '.join(ppa.ACTIVATIONS)}")
-        if self.weight not in ("int1", "int2", "int4"):
-            raise ConfigError(f"weight: {self.weight!r} not allowed; allowed values: "
-                              "int1, int2, int4")
+        check_config(activations={"activations": self.activations},
+                     weights={"weight": self.weight}, allowed_weights=("int1", "int2", "int4"))
 
 
 def designs(config: Config) -> list[tuple[str, str, str]]:

@@ -13,12 +13,11 @@ import dataclasses
 import sys
 
 import matplotlib.pyplot as plt
-import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import COLORS, METHOD_LABELS, sweep
+from experiments.lut_tensor_core._ppa_sweep import COLORS, METHOD_LABELS, check_config, sweep
 
 ID = "lut-fig13"
 TITLE = "Area vs weight bits of MAC/ADD/LUT DP4 units, W_INTX A_FP16 (LUT Tensor Core Fig. 13)"
@@ -39,9 +38,7 @@ class Config:
     def __post_init__(self):
         if not all(1 <= w <= 8 for w in self.w_bits):
             raise ConfigError(f"w_bits: each must be in 1..8, got {self.w_bits}")
-        if self.activation not in ppa.ACTIVATIONS:
-            raise ConfigError(f"activation: {self.activation!r} unknown; allowed values: "
-                              f"{', '.join(ppa.ACTIVATIONS)}")
+        check_config(activations={"activation": self.activation})
         if min(self.m, self.n) < 1 or not 1 <= self.k <= 8:
             raise ConfigError("m, n: must be >= 1; k: must be in 1..8")
 

@@ -19,11 +19,13 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import COLORS, METHOD_LABELS, shape_label, sweep
+from experiments._framework import markdown_table, paper_claim, reference
+from experiments.lut_tensor_core._ppa_sweep import (COLORS, METHOD_LABELS, check_config,
+                                                  shape_label, sweep)
 
 ID = "lut-fig14"
-TITLE = "Tensor-core DSE: area vs power of MAC/ADD/LUT arrays, M N K = 512 (LUT Tensor Core Fig. 14)"
+TITLE = ("Tensor-core DSE: area vs power of MAC/ADD/LUT arrays, M N K = 512 "
+         "(LUT Tensor Core Fig. 14)")
 PAPER = "lut_tensor_core"
 METHODS = ("mac", "add", "lut_tensor_core")
 
@@ -37,16 +39,8 @@ class Config:
     weights: tuple[str, ...] = ("int1", "int2", "int4")
 
     def __post_init__(self):
-        if self.array_size < 8 or self.array_size & (self.array_size - 1):
-            raise ConfigError(f"array_size: must be a power of two >= 8, got {self.array_size}")
-        bad = [a for a in self.activations if a not in ppa.ACTIVATIONS]
-        if bad:
-            raise ConfigError(f"activations: {bad} unknown; allowed values: "
-                              f"{', '.join(ppa.ACTIVATIONS)}")
-        bad = [w for w in self.weights if w not in ("int1", "int2", "int4", "int8")]
-        if bad:
-            raise ConfigError(f"weights: {bad} not allowed; allowed values: int1, int2, int4, "
-                              "int8")
+        check_config(activations={"activations": self.activations},
+                     weights={"weights": self.weights}, array_size=self.array_size)
 
 
 def run(config: Config) -> xr.Dataset:

@@ -25,7 +25,8 @@ from lutcore.ppa import _cells, synth
 from experiments._framework import Claim, ConfigError, markdown_table
 
 ID = "lut-synth"
-TITLE = "Structural cost model vs Yosys synthesis of the same units (validates LUT Tensor Core Figs. 11-14)"
+TITLE = ("Structural cost model vs Yosys synthesis of the same units "
+         "(validates LUT Tensor Core Figs. 11-14)")
 PAPER = "lut_tensor_core"
 CACHE_DIR = pathlib.Path(__file__).resolve().parents[1] / "synthesis_cache"
 GOAL = 0.15  # lutcore's validation goal (issue 4): model within 15 % of the synthesized area

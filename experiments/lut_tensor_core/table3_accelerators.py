@@ -16,8 +16,8 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import shape_label, sweep
+from experiments._framework import markdown_table, paper_claim, reference
+from experiments.lut_tensor_core._ppa_sweep import check_config, shape_label, sweep
 
 ID = "lut-table3"
 TITLE = "LUT Tensor Core PE energy efficiency vs published accelerators (LUT Tensor Core Table 3)"
@@ -34,14 +34,9 @@ class Config:
     array_size: int = 512
 
     def __post_init__(self):
-        if self.activation not in ppa.ACTIVATIONS:
-            raise ConfigError(f"activation: {self.activation!r} unknown; allowed values: "
-                              f"{', '.join(ppa.ACTIVATIONS)}")
-        if self.weight not in ("int1", "int2", "int4"):
-            raise ConfigError(f"weight: {self.weight!r} not allowed; allowed values: "
-                              "int1, int2, int4")
-        if self.array_size < 8 or self.array_size & (self.array_size - 1):
-            raise ConfigError(f"array_size: must be a power of two >= 8, got {self.array_size}")
+        check_config(activations={"activation": self.activation},
+                     weights={"weight": self.weight}, array_size=self.array_size,
+                     allowed_weights=("int1", "int2", "int4"))
 
 
 def run(config: Config) -> xr.Dataset:

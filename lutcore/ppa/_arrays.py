@@ -136,8 +136,9 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
     """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
     (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
     arrays of one shape (a design space). ``operand_registers=False`` leaves out the activation
-    and weight registers (a unit fed from ports, as the synthesized RTL is). Pure: ``jax.jit(tensor_core, static_argnums=(0, 1,
-    2))`` compiles one method/format for large sweeps (``benchmarks/bench_ppa.py``)."""
+    and weight registers (a unit fed from ports, as the synthesized RTL is). Pure:
+    ``jax.jit(tensor_core, static_argnums=(0, 1, 2))`` compiles one method/format for large
+    sweeps (``benchmarks/bench_ppa.py``)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
     a, w = operand(act), operand(weight)
