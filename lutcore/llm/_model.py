@@ -1,0 +1,193 @@
+"""The LLaMA decoder's forward pass, with every linear layer on a pluggable GEMM path.
+
+Paths (``GEMM_PATHS``), all computed in float64 so that they differ only where they mean to:
+- ``dense-fp16`` / ``dense-bf16``: activations rounded to FP16 / BF16, times the dequantized
+  weights — the dequantization-based mpGEMM (paper Fig. 2b);
+- ``lut-exact``: FP16 activations through ``lutcore.lut`` (symmetric bit-serial tables of
+  k = 4 activations, weights prepared once as the lookup selection tensor) — equal to
+  ``dense-fp16`` up to float64 rounding;
+- ``lut-int8``: the same with every table quantized to INT8 (§3.1.3, the paper's A_LUT_INT8);
+- ``dense-act-int8``: FP16 activations quantized to INT8 per token (one scale per row), times
+  the dequantized weights — the usual W-A8 alternative, for contrast.
+The embedding and the tied output head are not part of the study: they stay dense, unrounded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import lutcore.lut as lut
+
+from ._checkpoint import Checkpoint
+from ._config import LlamaConfig
+from ._weights import AffineWeights, concat_columns
+
+LUT_K = 4  # activations per table: the paper's group size (§3.1.3, Fig. 9)
+
+
+@dataclasses.dataclass(frozen=True)
+class GemmPath:
+    """How a linear layer computes x @ W.T: activation rounding, then dense or LUT product."""
+
+    name: str
+    activations: Literal["fp16", "bf16", "int8_token"]
+    lut: bool = False
+    table_bits: int | None = None
+
+
+GEMM_PATHS = {p.name: p for p in (
+    GemmPath("dense-fp16", "fp16"),
+    GemmPath("dense-bf16", "bf16"),
+    GemmPath("dense-act-int8", "int8_token"),
+    GemmPath("lut-exact", "fp16", lut=True),
+    GemmPath("lut-int8", "fp16", lut=True, table_bits=8),
+)}
+
+
+def gemm_path(name: str) -> GemmPath:
+    if name not in GEMM_PATHS:
+        raise ValueError(f"GEMM path {name!r} unknown; allowed values: {', '.join(GEMM_PATHS)}")
+    return GEMM_PATHS[name]
+
+
+class Model(NamedTuple):
+    """A checkpoint prepared for one GEMM path: ``params`` (a pytree of float64 arrays) and the
+    static description the jitted forward pass needs."""
+
+    params: dict
+    config: LlamaConfig
+    path: GemmPath
+    scheme: lut.TableScheme | None
+
+
+# The fused linear layers: inputs that share an activation share one rounding and one set of
+# tables, as a kernel would fuse them.
+FUSED = {"qkv": ("attn_q", "attn_k", "attn_v"), "attn_output": ("attn_output",),
+         "gate_up": ("ffn_gate", "ffn_up"), "ffn_down": ("ffn_down",)}
+
+
+def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme) -> jax.Array:
+    """Stacked [L, N, K] weights as [L, K, N] dequantized weights (dense paths) or [L, G*E, N]
+    lookup selection tensors (LUT paths, prepared layer by layer)."""
+    if not path.lut:
+        return jnp.asarray(weights.dequantize().swapaxes(-1, -2))
+    return jnp.stack([lut.prepare_weights(w.codes, scheme, scale=w.scale, zero=w.zero).select
+                      for w in map(weights.layer, range(weights.codes.shape[0]))])
+
+
+def prepare(checkpoint: Checkpoint, path: GemmPath | str) -> Model:
+    """Prepare every linear layer once for ``path`` (the LUT paths keep the selection tensor of
+    the static weights, so only the activation tables are computed per input)."""
+    path = gemm_path(path) if isinstance(path, str) else path
+    scheme = lut.make_scheme("symmetric", LUT_K, checkpoint.w_bits) if path.lut else None
+    params = {"embedding": jnp.asarray(checkpoint.embedding, jnp.float64),
+              "head": jnp.asarray(checkpoint.head.T, jnp.float64),  # [D, V]: no transpose per call
+              "output_norm": jnp.asarray(checkpoint.output_norm, jnp.float64),
+              "attn_norm": jnp.asarray(checkpoint.attn_norm, jnp.float64),
+              "ffn_norm": jnp.asarray(checkpoint.ffn_norm, jnp.float64)}
+    for fused, names in FUSED.items():
+        weights = concat_columns([checkpoint.linears[n] for n in names])
+        params[fused] = _layer_matrices(weights, path, scheme)
+    return Model(params, checkpoint.config, path, scheme)
+
+
+def with_path(model: Model, path: GemmPath | str) -> Model:
+    """``model`` on another path that uses the same prepared matrices (dense paths among
+    themselves; LUT paths among themselves) — preparing once serves several paths."""
+    path = gemm_path(path) if isinstance(path, str) else path
+    if path.lut != model.path.lut:
+        raise ValueError(f"{model.path.name} and {path.name} need differently prepared weights; "
+                         "call prepare()")
+    return model._replace(path=path)
+
+
+def _round_activations(x, path: GemmPath):
+    """x [M, K] float64 -> the values the GEMM sees (FP16/BF16 round to nearest even, exact
+    through lutcore.numerics: XLA's float64 -> float16 cast rounds twice, via float32)."""
+    if path.activations == "bf16":
+        return lut.to_format(x, "fp16alt")
+    x = lut.to_format(x, "fp16")
+    if path.activations == "int8_token":
+        codes, scale = lut.symmetric_quantize(x, 8)
+        return codes * scale[:, None]
+    return x
+
+
+def _linear(x, matrix, path: GemmPath, scheme):
+    """[M, K] activations times one prepared layer matrix -> [M, N]."""
+    a = _round_activations(x, path)
+    if not path.lut:
+        return a @ matrix
+    prepared = lut.PreparedWeights(matrix, scheme, x.shape[-1])
+    return lut.apply_weights(a, prepared, table_bits=path.table_bits)
+
+
+def rms_norm(x, weight, eps: float):
+    """x [..., D] / rms(x) * weight [D]."""
+    return x * jax.lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps) * weight
+
+
+def rotary(x, positions, theta: float, layout: str = "adjacent"):
+    """Rotary position embedding of x [T, H, d] at positions [T].
+
+    Coordinate pair i (frequency theta^(-2i/d)) is (2i, 2i+1) for ``layout="adjacent"`` (GGUF,
+    llama.cpp's NORM rope) and (i, i + d/2) for ``"half"`` (HF's rotate_half).
+    """
+    d = x.shape[-1]
+    freq = theta ** (-jnp.arange(0, d, 2, dtype=jnp.float64) / d)  # [d/2]
+    angle = positions[:, None, None].astype(jnp.float64) * freq  # [T, 1, d/2]
+    cos, sin = jnp.cos(angle), jnp.sin(angle)
+    if layout == "adjacent":
+        even, odd = x[..., 0::2], x[..., 1::2]
+        return jnp.stack([even * cos - odd * sin, even * sin + odd * cos], -1).reshape(x.shape)
+    first, second = x[..., : d // 2], x[..., d // 2:]
+    return jnp.concatenate([first * cos - second * sin, first * sin + second * cos], -1)
+
+
+def attention(q, k, v):
+    """Causal grouped-query attention: q [T, H, d], k, v [T, Hkv, d] -> [T, H * d].
+
+    Query head h reads key/value head h // (H / Hkv), as llama.cpp broadcasts them.
+    """
+    t, heads, d = q.shape
+    group = heads // k.shape[1]
+    k, v = jnp.repeat(k, group, axis=1), jnp.repeat(v, group, axis=1)
+    scores = jnp.einsum("qhd,khd->hqk", q, k) / jnp.sqrt(d)
+    causal = jnp.tril(jnp.ones((t, t), bool))
+    weights = jax.nn.softmax(jnp.where(causal, scores, -jnp.inf), axis=-1)
+    return jnp.einsum("hqk,khd->qhd", weights, v).reshape(t, heads * d)
+
+
+@functools.partial(jax.jit, static_argnames=("config", "path", "scheme"))
+def _forward(params, tokens, config: LlamaConfig, path: GemmPath, scheme):
+    positions = jnp.arange(tokens.shape[0])
+    hd, q_dim = config.head_dim, config.dim
+
+    def block(x, layer):
+        h = rms_norm(x, layer["attn_norm"], config.norm_eps)
+        qkv = _linear(h, layer["qkv"], path, scheme)
+        q = qkv[:, :q_dim].reshape(-1, config.n_heads, hd)
+        k = qkv[:, q_dim:q_dim + config.kv_dim].reshape(-1, config.n_kv_heads, hd)
+        v = qkv[:, q_dim + config.kv_dim:].reshape(-1, config.n_kv_heads, hd)
+        q = rotary(q, positions, config.rope_theta, config.rope_layout)
+        k = rotary(k, positions, config.rope_theta, config.rope_layout)
+        x = x + _linear(attention(q, k, v), layer["attn_output"], path, scheme)
+        h = rms_norm(x, layer["ffn_norm"], config.norm_eps)
+        gate, up = jnp.split(_linear(h, layer["gate_up"], path, scheme), 2, axis=-1)
+        return x + _linear(jax.nn.silu(gate) * up, layer["ffn_down"], path, scheme), None
+
+    layers = {name: params[name] for name in ("attn_norm", "ffn_norm", *FUSED)}
+    x, _ = jax.lax.scan(block, params["embedding"][tokens], layers)
+    return rms_norm(x, params["output_norm"], config.norm_eps) @ params["head"]
+
+
+def logits(model: Model, tokens) -> jax.Array:
+    """[T, V] float64 next-token logits of one sequence of token ids [T] (positions 0..T-1)."""
+    tokens = jnp.asarray(tokens)
+    if tokens.ndim != 1:
+        raise ValueError(f"tokens must be one sequence [T], got shape {tokens.shape}")
+    return _forward(model.params, tokens, model.config, model.path, model.scheme)

