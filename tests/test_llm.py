@@ -46,12 +46,25 @@ def tokens():
 
 @pytest.fixture(scope="module")
 def dense_logits(tiny, tokens):
-    return np.asarray(llm.logits(llm.prepare(tiny, "dense-fp16"), tokens))
+    """The dense FP16 path in float64: the exact reference of the LUT path."""
+    return np.asarray(llm.logits(llm.prepare(tiny, "dense-fp16", dtype=np.float64), tokens))
 
 
 def test_forward_shapes_and_finite(dense_logits, tokens):
     assert dense_logits.shape == (tokens.size, TINY.vocab_size)
     assert dense_logits.dtype == np.float64 and np.isfinite(dense_logits).all()
+
+
+def test_dense_paths_accumulate_in_float32_lut_paths_in_float64(tiny, tokens, dense_logits):
+    dense = llm.prepare(tiny, "dense-fp16")
+    assert dense.params["qkv"].dtype == np.float32
+    assert llm.prepare(tiny, "lut-exact").params["qkv"].dtype == np.float64
+    fp32 = np.asarray(llm.logits(dense, tokens))
+    assert fp32.dtype == np.float64  # scored in float64
+    np.testing.assert_allclose(fp32, dense_logits, rtol=0,
+                               atol=1e-4 * np.abs(dense_logits).max())
+    with pytest.raises(ValueError, match="float64"):
+        llm.prepare(tiny, "lut-int8", dtype=np.float32)
 
 
 def test_lut_exact_tables_equal_the_dequantized_gemm(tiny, tokens, dense_logits):
@@ -67,7 +80,7 @@ def test_int8_tables_close_but_not_exact(tiny, tokens, dense_logits):
 
 
 def test_paths_round_activations_differently(tiny, tokens, dense_logits):
-    dense = llm.prepare(tiny, "dense-fp16")
+    dense = llm.prepare(tiny, "dense-fp16", dtype=np.float64)
     for name in ("dense-bf16", "dense-act-int8"):
         other = np.asarray(llm.logits(llm.with_path(dense, name), tokens))
         error = np.linalg.norm(other - dense_logits) / np.linalg.norm(dense_logits)
@@ -79,7 +92,7 @@ def test_paths_round_activations_differently(tiny, tokens, dense_logits):
 def test_causal_a_later_token_changes_no_earlier_logit(tiny, tokens, dense_logits):
     changed = tokens.copy()
     changed[-1] = (changed[-1] + 1) % TINY.vocab_size
-    out = np.asarray(llm.logits(llm.prepare(tiny, "dense-fp16"), changed))
+    out = np.asarray(llm.logits(llm.prepare(tiny, "dense-fp16", dtype=np.float64), changed))
     np.testing.assert_array_equal(out[:-1], dense_logits[:-1])
 
 
@@ -95,7 +108,8 @@ def test_uniform_model_perplexity_is_the_vocabulary_size():
 
 
 def test_window_scores_are_the_logits_cross_entropy(tiny, tokens, dense_logits):
-    scores = llm.score_windows(llm.prepare(tiny, "dense-fp16"), tokens[None, :])
+    scores = llm.score_windows(llm.prepare(tiny, "dense-fp16", dtype=np.float64),
+                               tokens[None, :])
     log_prob = dense_logits - np.log(np.exp(dense_logits).sum(-1, keepdims=True))
     want = -log_prob[np.arange(tokens.size - 1), tokens[1:]].sum()
     assert scores.nll[0] == pytest.approx(want, rel=1e-12)

@@ -1,11 +1,13 @@
 """The LLaMA decoder's forward pass, with every linear layer on a pluggable GEMM path.
 
-Paths (``GEMM_PATHS``), all computed in float64 so that they differ only where they mean to:
+Paths (``GEMM_PATHS``); the dense ones compute in float32 (FP32 accumulation of FP16/BF16
+products, as a tensor core accumulates; twice float64's speed on a CPU), the LUT ones in float64
+(exact tables):
 - ``dense-fp16`` / ``dense-bf16``: activations rounded to FP16 / BF16, times the dequantized
   weights — the dequantization-based mpGEMM (paper Fig. 2b);
 - ``lut-exact``: FP16 activations through ``lutcore.lut`` (symmetric bit-serial tables of
   k = 4 activations, weights prepared once as the lookup selection tensor) — equal to
-  ``dense-fp16`` up to float64 rounding;
+  ``dense-fp16`` up to the rounding of float32 accumulation (exactly, with ``dtype=float64``);
 - ``lut-int8``: the same with every table quantized to INT8 (§3.1.3, the paper's A_LUT_INT8);
 - ``dense-act-int8``: FP16 activations quantized to INT8 per token (one scale per row), times
   the dequantized weights — the usual W-A8 alternative, for contrast.
@@ -55,8 +57,8 @@ def gemm_path(name: str) -> GemmPath:
 
 
 class Model(NamedTuple):
-    """A checkpoint prepared for one GEMM path: ``params`` (a pytree of float64 arrays) and the
-    static description the jitted forward pass needs."""
+    """A checkpoint prepared for one GEMM path: ``params`` (a pytree of arrays of the compute
+    dtype) and the static description the jitted forward pass needs."""
 
     params: dict
     config: LlamaConfig
@@ -79,19 +81,24 @@ def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme) -> jax.Array
                       for w in map(weights.layer, range(weights.codes.shape[0]))])
 
 
-def prepare(checkpoint: Checkpoint, path: GemmPath | str) -> Model:
+def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None) -> Model:
     """Prepare every linear layer once for ``path`` (the LUT paths keep the selection tensor of
-    the static weights, so only the activation tables are computed per input)."""
+    the static weights, so only the activation tables are computed per input). ``dtype``: the
+    compute precision, float32 for dense paths and float64 for LUT paths by default (LUT paths
+    need float64: their tables are exact)."""
     path = gemm_path(path) if isinstance(path, str) else path
+    dtype = jnp.dtype(dtype or (jnp.float64 if path.lut else jnp.float32))
+    if path.lut and dtype != jnp.float64:
+        raise ValueError(f"{path.name} computes exact tables in float64; got dtype {dtype}")
     scheme = lut.make_scheme("symmetric", LUT_K, checkpoint.w_bits) if path.lut else None
-    params = {"embedding": jnp.asarray(checkpoint.embedding, jnp.float64),
-              "head": jnp.asarray(checkpoint.head.T, jnp.float64),  # [D, V]: no transpose per call
-              "output_norm": jnp.asarray(checkpoint.output_norm, jnp.float64),
-              "attn_norm": jnp.asarray(checkpoint.attn_norm, jnp.float64),
-              "ffn_norm": jnp.asarray(checkpoint.ffn_norm, jnp.float64)}
+    params = {"embedding": jnp.asarray(checkpoint.embedding, dtype),
+              "head": jnp.asarray(checkpoint.head.T, dtype),  # [D, V]: no transpose per call
+              "output_norm": jnp.asarray(checkpoint.output_norm, dtype),
+              "attn_norm": jnp.asarray(checkpoint.attn_norm, dtype),
+              "ffn_norm": jnp.asarray(checkpoint.ffn_norm, dtype)}
     for fused, names in FUSED.items():
         weights = concat_columns([checkpoint.linears[n] for n in names])
-        params[fused] = _layer_matrices(weights, path, scheme)
+        params[fused] = _layer_matrices(weights, path, scheme).astype(dtype)
     return Model(params, checkpoint.config, path, scheme)
 
 
@@ -106,15 +113,15 @@ def with_path(model: Model, path: GemmPath | str) -> Model:
 
 
 def _round_activations(x, path: GemmPath):
-    """x [M, K] float64 -> the values the GEMM sees (FP16/BF16 round to nearest even, exact
-    through lutcore.numerics: XLA's float64 -> float16 cast rounds twice, via float32)."""
+    """x [M, K] -> the values the GEMM sees, in x's dtype (FP16/BF16 round to nearest even,
+    exact through lutcore.numerics: XLA's float64 -> float16 cast rounds twice, via float32)."""
     if path.activations == "bf16":
-        return lut.to_format(x, "fp16alt")
-    x = lut.to_format(x, "fp16")
+        return lut.to_format(x, "fp16alt").astype(x.dtype)
+    rounded = lut.to_format(x, "fp16")
     if path.activations == "int8_token":
-        codes, scale = lut.symmetric_quantize(x, 8)
-        return codes * scale[:, None]
-    return x
+        codes, scale = lut.symmetric_quantize(rounded, 8)
+        rounded = codes * scale[:, None]
+    return rounded.astype(x.dtype)
 
 
 def _linear(x, matrix, path: GemmPath, scheme):
@@ -140,7 +147,7 @@ def rotary(x, positions, theta: float, layout: str = "adjacent"):
     d = x.shape[-1]
     freq = theta ** (-jnp.arange(0, d, 2, dtype=jnp.float64) / d)  # [d/2]
     angle = positions[:, None, None].astype(jnp.float64) * freq  # [T, 1, d/2]
-    cos, sin = jnp.cos(angle), jnp.sin(angle)
+    cos, sin = jnp.cos(angle).astype(x.dtype), jnp.sin(angle).astype(x.dtype)
     if layout == "adjacent":
         even, odd = x[..., 0::2], x[..., 1::2]
         return jnp.stack([even * cos - odd * sin, even * sin + odd * cos], -1).reshape(x.shape)
@@ -182,7 +189,8 @@ def _forward(params, tokens, config: LlamaConfig, path: GemmPath, scheme):
 
     layers = {name: params[name] for name in ("attn_norm", "ffn_norm", *FUSED)}
     x, _ = jax.lax.scan(block, params["embedding"][tokens], layers)
-    return rms_norm(x, params["output_norm"], config.norm_eps) @ params["head"]
+    out = rms_norm(x, params["output_norm"], config.norm_eps) @ params["head"]
+    return out.astype(jnp.float64)  # scoring (log-softmax over 49k entries) in float64
 
 
 def logits(model: Model, tokens) -> jax.Array:
