@@ -117,6 +117,14 @@ def test_fp16_adder_matches_ieee():
     assert not mismatches, mismatches[:10]
 
 
+def _simulate(unit, bench):
+    """Run an async testbench on ``unit`` with a 1 MHz clock."""
+    simulator = Simulator(unit)
+    simulator.add_clock(1e-6)
+    simulator.add_testbench(bench)
+    simulator.run()
+
+
 def _to_signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
@@ -143,10 +151,7 @@ def test_lut_unit_accumulates_signed_shifted_entries():
             await ctx.tick()
         observed.append(_to_signed(ctx.get(unit.acc), 32) - start)
 
-    simulator = Simulator(unit)
-    simulator.add_clock(1e-6)
-    simulator.add_testbench(bench)
-    simulator.run()
+    _simulate(unit, bench)
     expected = sum((table[i & 7] if i >> 3 else -table[i & 7]) << p for i, p in steps)
     assert observed == [expected]
 
@@ -169,8 +174,5 @@ def test_bit_serial_add_unit_computes_a_signed_dot_product():
             await ctx.tick()
         observed.append(_to_signed(ctx.get(unit.acc), 32) - start)
 
-    simulator = Simulator(unit)
-    simulator.add_clock(1e-6)
-    simulator.add_testbench(bench)
-    simulator.run()
+    _simulate(unit, bench)
     assert observed == [sum(a * w for a, w in zip(activations, weights))]
