@@ -8,7 +8,7 @@ efficiency) at 28nm / 1 GHz. The blocks (``ripple_adder``, ``fp_adder``, ...) co
 sample of these units and synthesizes it against a liberty of the same cells.
 """
 
-from ._arrays import (ACTIVATIONS, ACTIVITY, BIT_SERIAL, LUT_METHODS, METHODS, OPERANDS, PARTS,
+from ._arrays import (ACTIVATIONS, ACTIVITY, LUT_METHODS, METHODS, OPERANDS, PARTS,
                       ArrayPPA, Metrics, Operand, metrics, operand, tensor_core)
 from ._blocks import (Cost, adder_tree, array_multiplier, barrel_shifter, broadcast, clog2,
                       conditional_negate, fp_adder, fp_multiplier, gates, incrementer, int_to_fp,
@@ -18,7 +18,7 @@ from ._cells import CELLS, GE_AREA, LIBRARY, Cell
 from ._dse import best_index, power_of_two_shapes
 
 __all__ = [
-    "ACTIVATIONS", "ACTIVITY", "BIT_SERIAL", "LUT_METHODS", "METHODS", "OPERANDS", "PARTS",
+    "ACTIVATIONS", "ACTIVITY", "LUT_METHODS", "METHODS", "OPERANDS", "PARTS",
     "ArrayPPA", "Metrics", "Operand", "metrics", "operand", "tensor_core",
     "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
     "conditional_negate", "fp_adder", "fp_multiplier", "gates", "incrementer", "int_to_fp",

@@ -69,7 +69,6 @@ OPERANDS = {
 ACTIVATIONS = ("fp16", "fp8", "int8", "int16")
 METHODS = ("mac", "add", "lut_conventional", "unpu", "unpu_reinterpret",
            "unpu_offline_negation", "lut_tensor_core")
-BIT_SERIAL = METHODS[1:]
 LUT_METHODS = METHODS[2:]
 PARTS = ("registers", "broadcast", "dequantize", "multiply", "precompute", "tables", "lookup",
          "adder_tree", "accumulate")
