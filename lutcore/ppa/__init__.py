@@ -16,6 +16,10 @@ from ._blocks import (Cost, adder_tree, array_multiplier, barrel_shifter, broadc
                       times)
 from ._cells import CELLS, GE_AREA, LIBRARY, Cell
 from ._dse import best_index, power_of_two_shapes
+from ._fpu import (FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES, NodeScale, Precisions,
+                   SdotpLaneSpec, cast_unit, exfma_cascade, exfma_precisions, exfma_unit,
+                   exsdotp_precisions, exsdotp_simd, exsdotp_unit, fpu, fpu_groups, kge,
+                   leakage_nw, node_scale, noncomp_unit, op_energy, sdotp_lanes, super_format)
 
 __all__ = [
     "ACTIVATIONS", "ACTIVITY", "LUT_METHODS", "METHODS", "OPERANDS", "PARTS",
@@ -25,4 +29,8 @@ __all__ = [
     "leading_zero_count", "mux_tree", "parallel", "register", "ripple_adder", "series", "times",
     "CELLS", "GE_AREA", "LIBRARY", "Cell",
     "best_index", "power_of_two_shapes",
+    "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES", "NodeScale", "Precisions",
+    "SdotpLaneSpec", "cast_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",
+    "exsdotp_precisions", "exsdotp_simd", "exsdotp_unit", "fpu", "fpu_groups", "kge",
+    "leakage_nw", "node_scale", "noncomp_unit", "op_energy", "sdotp_lanes", "super_format",
 ]

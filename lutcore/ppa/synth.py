@@ -167,6 +167,34 @@ class LutArray:
     acc_bits: int = 32
 
 
+@dataclass(frozen=True)
+class ExSdotp:
+    """Combinational ExSdotp unit a*b + c*d + e (fpnew_sdotp_multi's datapath, one source and one
+    destination format): two S x S multipliers (S = p_src), the sort of the three addends by
+    exponent, a first adder of 2P+3 bits and a second of 2P+S+4 bits (P = p_dst, the wider of
+    the destination precision and a full product), one normalization, one rounding (RNE).
+    Matches ``lutcore.numerics.exsdotp`` (RNE) on random vectors, except a bypassed minimum
+    addend (exact-zero first sum) that needs a right shift below the subnormal range: that
+    shift is clamped at zero."""
+    src_exp: int = 5
+    src_man: int = 2
+    dst_exp: int = 5
+    dst_man: int = 10
+
+
+@dataclass(frozen=True)
+class ExFMA:
+    """Combinational multi-format expanding FMA a*b + c (fpnew_fma_multi's datapath): a and b
+    in the source format or, with ``narrow`` low, in the destination format (the super format
+    of both sets the p x p multiplier), c and the result in the destination format; a 3p+4-bit
+    aligned addend, one adder, one normalization, one rounding (RNE). Checked against
+    ``lutcore.numerics.exfma`` (RNE) on random vectors of both source formats."""
+    src_exp: int = 5
+    src_man: int = 2
+    dst_exp: int = 5
+    dst_man: int = 10
+
+
 SYNTH_DESIGNS = {
     "adder8": Adder(8),
     "adder16": Adder(16),
@@ -181,6 +209,12 @@ SYNTH_DESIGNS = {
     "add_int8_dp4_w1": BitSerialAddDotProduct(k=4, act_bits=8, plane_bits=3, acc_bits=32),
     "lut_int8_dp4_w1": LutArray(m=1, n=1, k=4, entry_bits=11),
     "lut_array_m2n8k4_w1_int8": LutArray(m=2, n=8, k=4, entry_bits=11),
+}
+# The MiniFloat-NN units (Fig. 7's 8->16 pair), kept apart from the LUT Tensor Core sample that
+# the lut-synth experiment validates; every function here takes a name from either table.
+FPU_SYNTH_DESIGNS = {
+    "exsdotp_fp8_fp16": ExSdotp(5, 2, 5, 10),
+    "exfma_fp8_fp16": ExFMA(5, 2, 5, 10),
 }
 
 
@@ -419,9 +453,255 @@ class _LutArrayRTL(wiring.Component):
         return m
 
 
+# ---------------------------------------------------------------------------------------------
+# MiniFloat-NN units (written from fpnew_sdotp_multi / fpnew_fma_multi; see lutcore.ppa._fpu)
+
+
+class _Fields:
+    """An operand of format (exp_bits, man_bits) unpacked as fpnew's classifier does:
+    sign, effective biased exponent (1 for subnormals), significand with its hidden bit, and
+    the zero / inf / NaN classes."""
+
+    def __init__(self, bits, exp_bits: int, man_bits: int):
+        exp_field, man = bits[man_bits:man_bits + exp_bits], bits[:man_bits]
+        normal = exp_field.any()
+        special = exp_field.all()
+        self.sign = bits[man_bits + exp_bits]
+        self.exp = Mux(normal, exp_field, 1)
+        self.sig = Cat(man, normal)
+        self.zero = ~normal & ~man.any()
+        self.inf = special & ~man.any()
+        self.nan = special & man.any()
+
+
+def _bias(exp_bits: int) -> int:
+    return 2 ** (exp_bits - 1) - 1
+
+
+def _normalize_round(m: Module, magnitude, top_exp, sticky, exp_bits: int, man_bits: int):
+    """Round-to-nearest-even of ``magnitude`` (an unsigned window whose top bit has biased
+    exponent ``top_exp``, signed) and ``sticky`` into (exp_bits, man_bits): leading-zero count,
+    normalization shift capped at the smallest normal exponent, the +1, overflow to infinity.
+    Returns the exp_bits + man_bits magnitude field."""
+    n = len(magnitude)
+    pad = 2 ** (n - 1).bit_length() - n  # ones below the window: constant, removed by Yosys
+    zeros = _leading_zeros(m, Cat(Const(2 ** pad - 1, pad), magnitude) if pad else magnitude)
+    exp_width = len(top_exp) + 1
+    result_exp = Signal(signed(exp_width), name="result_exp")
+    m.d.comb += result_exp.eq(top_exp - zeros)
+    normal = result_exp >= 1
+    subnormal_shift = Mux(top_exp > 1, top_exp - 1, 0)
+    shift = Signal(len(zeros) + 1, name="norm_shift")
+    m.d.comb += shift.eq(Mux(normal, zeros, subnormal_shift))
+    shifted = Signal(n, name="normalized")
+    m.d.comb += shifted.eq(magnitude << shift)
+    fraction = shifted[n - 1 - man_bits:n - 1]
+    round_bit = shifted[n - 2 - man_bits]
+    sticky_bit = shifted[:n - 2 - man_bits].any() | sticky
+    exp_field = Mux(shifted[n - 1], result_exp[:exp_bits], 0)
+    round_up = round_bit & (sticky_bit | fraction[0])
+    rounded = Signal(exp_bits + man_bits, name="rounded")
+    m.d.comb += rounded.eq(Cat(fraction, exp_field) + round_up)
+    overflow = normal & (result_exp >= 2 ** exp_bits - 1)
+    infinity = Cat(Const(0, man_bits), Const(2 ** exp_bits - 1, exp_bits))
+    return Mux(overflow, infinity, rounded), ~shifted.any() & ~sticky
+
+
+def _aligned(m: Module, significand, window: int, shift, name: str):
+    """``significand`` placed at the top of a ``window``-bit field and shifted right by
+    ``shift`` (already capped at ``window``): (the bits left in the window, sticky of the rest)."""
+    full = Signal(2 * window, name=f"{name}_shifted")
+    m.d.comb += full.eq(Cat(Const(0, 2 * window - len(significand)), significand) >> shift)
+    return full[window:], full[:window].any()
+
+
+def _signed_add(m: Module, big, small, subtract, sticky, name: str):
+    """big +- small (``small`` already aligned, its lost bits in ``sticky``), FPnew style:
+    inverted addend, no carry-in when sticky bits were lost, negation of a negative result.
+    Returns (magnitude with the carry bit on top, carry)."""
+    width = len(small)
+    raw = Signal(width + 1, name=f"{name}_raw")
+    m.d.comb += raw.eq(big + (small ^ subtract.replicate(width)) + (subtract & ~sticky))
+    carry = raw[width]
+    magnitude = Signal(width + 1, name=f"{name}_sum")
+    m.d.comb += magnitude.eq(Cat(Mux(subtract & ~carry, -raw, raw)[:width], carry & ~subtract))
+    return magnitude, carry
+
+
+def _special_result(nan, inf, inf_sign, finite, sign, exp_bits: int, man_bits: int):
+    quiet_nan = Cat(Const(1 << (man_bits - 1), man_bits), Const(2 ** exp_bits - 1, exp_bits),
+                    Const(0, 1))
+    infinity = Cat(Const(0, man_bits), Const(2 ** exp_bits - 1, exp_bits), inf_sign)
+    return Mux(nan, quiet_nan, Mux(inf, infinity, Cat(finite, sign)))
+
+
+class _ExSdotpRTL(wiring.Component):
+    def __init__(self, spec: ExSdotp):
+        self.spec = spec
+        src_width = 1 + spec.src_exp + spec.src_man
+        dst_width = 1 + spec.dst_exp + spec.dst_man
+        super().__init__({"a": In(src_width), "b": In(src_width), "c": In(src_width),
+                          "d": In(src_width), "e": In(dst_width), "s": Out(dst_width)})
+
+    def elaborate(self, platform):
+        spec = self.spec
+        ps = spec.src_man + 1
+        pd = max(spec.dst_man, 2 * spec.src_man + 1) + 1
+        first, second = 2 * pd + 3, 2 * pd + ps + 4
+        exp_type = signed(max(spec.dst_exp + 2, (second + 1).bit_length()) + 1)
+        m = Module()
+        a, b, c, d = (_Fields(x, spec.src_exp, spec.src_man) for x in (self.a, self.b,
+                                                                         self.c, self.d))
+        e = _Fields(self.e, spec.dst_exp, spec.dst_man)
+        rebias = _bias(spec.dst_exp) - 2 * _bias(spec.src_exp) + 1
+
+        def product(x, y, name):
+            significand = _kept(m, x.sig * y.sig, f"product_{name}", 2 * ps)
+            zero = x.zero | y.zero
+            exponent = Signal(exp_type, name=f"exp_{name}")
+            m.d.comb += exponent.eq(Mux(zero, 0, x.exp + y.exp + rebias))
+            return x.sign ^ y.sign, significand << (pd - 2 * ps), exponent
+
+        exp_e = Signal(exp_type, name="exp_e")
+        m.d.comb += exp_e.eq(e.exp)
+        terms = [product(a, b, "ab"), product(c, d, "cd"),
+                 (e.sign, e.sig << (pd - spec.dst_man - 1), exp_e)]
+        (_, _, ex), (_, _, ey), (_, _, ez) = terms
+        xy, xz, yz = ex >= ey, ex >= ez, ey >= ez
+        max_index = Mux(xy & xz, 0, Mux(yz, 1, 2))
+        min_index = Mux(xz & yz, 2, Mux(xy, 1, 0))
+        int_index = 3 - max_index - min_index
+
+        def pick(index, field, name, shape):
+            signal = Signal(shape, name=name)
+            m.d.comb += signal.eq(Mux(index == 0, terms[0][field],
+                                      Mux(index == 1, terms[1][field], terms[2][field])))
+            return signal
+
+        s_max, s_int, s_min = (pick(i, 0, f"sign_{n}", 1) for i, n in
+                               ((max_index, "max"), (int_index, "int"), (min_index, "min")))
+        m_max, m_int, m_min = (pick(i, 1, f"sig_{n}", pd) for i, n in
+                               ((max_index, "max"), (int_index, "int"), (min_index, "min")))
+        e_max, e_int, e_min = (pick(i, 2, f"exp_{n}", exp_type) for i, n in
+                               ((max_index, "max"), (int_index, "int"), (min_index, "min")))
+
+        # First adder: max + int, int aligned in the 2P+3-bit window.
+        shift_int = Mux(e_max - e_int > first, first, e_max - e_int)[:first.bit_length()]
+        int_aligned, sticky1 = _aligned(m, Cat(Const(0, pd + 3), m_int), first, shift_int,
+                                        "int")
+        sub1 = s_max ^ s_int
+        sum1, carry1 = _signed_add(m, Cat(Const(0, pd + 3), m_max), int_aligned, sub1,
+                                   sticky1, "first")
+        sign1 = Mux(sub1, carry1 == s_max, s_max)
+        # Second adder, widened by p_src: the first sum + min aligned from e_max + 1.
+        shift_min = Mux(e_max + 1 - e_min > second, second,
+                        e_max + 1 - e_min)[:second.bit_length()]
+        min_aligned, sticky2 = _aligned(m, m_min, second, shift_min, "min")
+        bypass = ~sum1.any() & ~sticky1 & sticky2  # exact-zero first sum: min is the result
+        sub2 = s_min ^ sign1
+        sum2, carry2 = _signed_add(m, Mux(bypass, Cat(Const(0, second - pd), m_min),
+                                           Cat(Const(0, ps), sum1)),
+                                   Mux(bypass, 0, min_aligned), sub2 & ~bypass,
+                                   sticky2 & ~bypass, "second")
+        sign2 = Mux(bypass, s_min, Mux(sub2, carry2 == sign1, sign1))
+        top_exp = Signal(exp_type, name="top_exp")
+        m.d.comb += top_exp.eq(Mux(bypass, e_min + 1, e_max + 2))
+        finite, exact_zero = _normalize_round(m, sum2, top_exp, sticky1 | sticky2,
+                                              spec.dst_exp, spec.dst_man)
+        sign = Mux(exact_zero, s_max & s_int & s_min, sign2)
+
+        inf_ab, inf_cd = (a.inf | b.inf) & ~(a.nan | b.nan), (c.inf | d.inf) & ~(c.nan | d.nan)
+        invalid = ((a.inf & b.zero) | (a.zero & b.inf) | (c.inf & d.zero) | (c.zero & d.inf))
+        signs = [t[0] for t in terms]
+        infs = [inf_ab, inf_cd, e.inf]
+        mixed = (infs[0] & infs[1] & (signs[0] != signs[1])) | \
+            (infs[0] & infs[2] & (signs[0] != signs[2])) | \
+            (infs[1] & infs[2] & (signs[1] != signs[2]))
+        nan = a.nan | b.nan | c.nan | d.nan | e.nan | invalid | mixed
+        inf_sign = Mux(infs[0], signs[0], Mux(infs[1], signs[1], signs[2]))
+        m.d.comb += self.s.eq(_special_result(nan, infs[0] | infs[1] | infs[2], inf_sign,
+                                              finite, sign, spec.dst_exp, spec.dst_man))
+        return m
+
+
+class _ExFMARTL(wiring.Component):
+    """Ports: a, b (destination width; with ``narrow`` set, source-format values in the low
+    bits), c, s (destination format)."""
+
+    def __init__(self, spec: ExFMA):
+        self.spec = spec
+        dst_width = 1 + spec.dst_exp + spec.dst_man
+        super().__init__({"a": In(dst_width), "b": In(dst_width), "narrow": In(1),
+                          "c": In(dst_width), "s": Out(dst_width)})
+
+    def elaborate(self, platform):
+        spec = self.spec
+        exp_bits, man_bits = max(spec.src_exp, spec.dst_exp), max(spec.src_man, spec.dst_man)
+        p = man_bits + 1
+        window = 3 * p + 4
+        exp_type = signed(max(exp_bits + 2, (window + 1).bit_length()) + 2)
+        m = Module()
+
+        def unpack(x, name):
+            """Source or destination format onto the super format (mantissa left-aligned,
+            exponent rebiased)."""
+            wide = _Fields(x, spec.dst_exp, spec.dst_man)
+            narrow = _Fields(x, spec.src_exp, spec.src_man)
+            rebias = _bias(exp_bits) - _bias(spec.src_exp)
+            fields = {}
+            for key, shape in (("sign", 1), ("exp", exp_type), ("sig", p), ("zero", 1),
+                               ("inf", 1), ("nan", 1)):
+                wide_value, narrow_value = getattr(wide, key), getattr(narrow, key)
+                if key == "sig":
+                    wide_value = wide_value << (man_bits - spec.dst_man)
+                    narrow_value = narrow_value << (man_bits - spec.src_man)
+                if key == "exp":
+                    wide_value = wide_value + _bias(exp_bits) - _bias(spec.dst_exp)
+                    narrow_value = narrow_value + rebias
+                signal = Signal(shape, name=f"{name}_{key}")
+                m.d.comb += signal.eq(Mux(self.narrow, narrow_value, wide_value))
+                fields[key] = signal
+            return fields
+
+        a, b = unpack(self.a, "a"), unpack(self.b, "b")
+        c = _Fields(self.c, spec.dst_exp, spec.dst_man)
+        c_exp = c.exp + _bias(exp_bits) - _bias(spec.dst_exp)
+        product = _kept(m, a["sig"] * b["sig"], "product", 2 * p)
+        product_zero = a["zero"] | b["zero"]
+        product_exp = Signal(exp_type, name="product_exp")
+        m.d.comb += product_exp.eq(a["exp"] + b["exp"] - _bias(exp_bits))
+        product_sign = a["sign"] ^ b["sign"]
+        # Addend alignment: its MSB starts at window bit 3p+3 (exponent product_exp + p + 3).
+        shift_raw = Signal(exp_type, name="addend_shift_raw")
+        m.d.comb += shift_raw.eq(product_exp + p + 3 - c_exp)
+        addend_leads = (shift_raw < 0) | product_zero
+        shift = Mux(addend_leads, 0, Mux(shift_raw > window, window, shift_raw))
+        aligned, sticky = _aligned(m, c.sig, window, shift[:window.bit_length()], "addend")
+        subtract = product_sign ^ c.sign
+        total, carry = _signed_add(m, Cat(Const(0, 2), product), aligned, subtract, sticky,
+                                   "sum")
+        sign = Mux(subtract, Mux(carry, product_sign, c.sign), product_sign)
+        top_exp = Signal(exp_type, name="top_exp")
+        m.d.comb += top_exp.eq(Mux(addend_leads, c_exp + 1, product_exp + p + 4)
+                               - (_bias(exp_bits) - _bias(spec.dst_exp)))
+        finite, exact_zero = _normalize_round(m, total, top_exp, sticky, spec.dst_exp,
+                                              spec.dst_man)
+        sign = Mux(exact_zero, product_sign & c.sign, sign)
+
+        product_inf = (a["inf"] | b["inf"]) & ~(a["nan"] | b["nan"])
+        invalid = (a["inf"] & b["zero"]) | (a["zero"] & b["inf"]) | \
+            (product_inf & c.inf & subtract)
+        nan = a["nan"] | b["nan"] | c.nan | invalid
+        m.d.comb += self.s.eq(_special_result(nan, product_inf | c.inf,
+                                              Mux(product_inf, product_sign, c.sign),
+                                              finite, sign, spec.dst_exp, spec.dst_man))
+        return m
+
+
 _RTL_OF = {Adder: _AdderRTL, Multiplier: _MultiplierRTL, Multiplexer: _MultiplexerRTL,
            FPAdder: _FPAdderRTL, MacDotProduct: _MacDotProductRTL,
-           BitSerialAddDotProduct: _BitSerialAddRTL, LutArray: _LutArrayRTL}
+           BitSerialAddDotProduct: _BitSerialAddRTL, LutArray: _LutArrayRTL,
+           ExSdotp: _ExSdotpRTL, ExFMA: _ExFMARTL}
 
 
 def elaboratable(name: str) -> wiring.Component:
@@ -431,10 +711,11 @@ def elaboratable(name: str) -> wiring.Component:
 
 
 def _design(name: str):
+    designs = {**SYNTH_DESIGNS, **FPU_SYNTH_DESIGNS}
     try:
-        return SYNTH_DESIGNS[name]
+        return designs[name]
     except KeyError:
-        raise KeyError(f"unknown synthesis design {name!r}; known: {sorted(SYNTH_DESIGNS)}") \
+        raise KeyError(f"unknown synthesis design {name!r}; known: {sorted(designs)}") \
             from None
 
 

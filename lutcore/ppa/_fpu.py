@@ -1,0 +1,431 @@
+"""FPnew's floating-point units, structurally: the ExSdotp unit, the expanding FMA, the SIMD SDOTP
+wrapper and the whole FPU that Snitch instantiates (MiniFloat-NN paper Sec. III, Fig. 7), priced
+from the cells and blocks of the LUT Tensor Core models, plus energy per instruction class.
+
+Widths follow the public RTL (pulp-platform/cvfpu ``feature/expanding_dotp``):
+- ``fpnew_sdotp_multi``: with S = p_src (widest source mantissa + 1) and P = p_dst (the wider of
+  the widest destination mantissa and a full product, + 1), two S x S multipliers, a first adder
+  of 2P+3 bits, a second adder of 2P+S+4 bits, a leading-zero count and normalization shift over
+  2P+S+5 bits, one rounding;
+- ``fpnew_fma_multi``: with p the precision of the super format of every format the unit runs
+  (an expanding FMA runs its source and destination formats on one datapath), a p x p
+  multiplier, a 3p+5-bit adder, a 2p+3-bit leading-zero count, a 3p+5-bit normalization shift,
+  one rounding.
+A unit that runs several formats maps each onto the widest fields; it classifies each operand
+per format and multiplexes the fields (``_unpack``), and multiplexes the packed result.
+
+Everything is combinational unless a function says it adds pipeline registers. Areas in um^2 at
+45nm (``Cost.area``); ``kge`` converts to gate equivalents, which are node-independent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from lutcore.numerics import FORMATS, FPFormat, as_format
+
+from . import _cells
+from ._arrays import ACTIVITY
+from ._blocks import (Cost, array_multiplier, barrel_shifter, clog2, conditional_negate, gates,
+                      incrementer, leading_zero_count, mux_tree, parallel, register,
+                      ripple_adder, series, times)
+
+Formats = str | FPFormat | Sequence[str | FPFormat]
+
+# The FPU of the Snitch core as the MiniFloat-NN cluster configures it (paper Sec. III-A/C):
+# 64-bit datapath with SIMD vectors, all six formats; integer formats for conversions int8,
+# int16, int32 (snitch_cluster's fpnew config: IntFmtMask without int64 on the RV32 core).
+FPU_WIDTH = 64
+FPU_FORMATS = ("fp32", "fp64", "fp16", "fp8", "fp16alt", "fp8alt")  # fpnew_pkg order
+FPU_INT_BITS = (8, 16, 32)
+# Pipeline register levels per operation group (paper Sec. III-C and IV); DIVSQRT is disabled
+# in Snitch's FPU (paper Sec. III-C), so it has no entry.
+PIPELINE_STAGES = {"addmul": 3, "sdotp": 3, "conv": 2, "noncomp": 1}
+FPU_GROUPS = ("addmul", "noncomp", "conv", "sdotp", "top")
+# fpnew_pkg: FP32 and FP64 provide the pack-into-vector cast (CPK) on two lanes at least
+CPK_FORMATS = ("fp32", "fp64")
+
+
+def kge(cost_or_area) -> jnp.ndarray:
+    """Area in kGE (thousands of NAND2_X1 areas, ``GE_AREA``) of a ``Cost`` or an um^2 area."""
+    area = cost_or_area.area() if isinstance(cost_or_area, Cost) else cost_or_area
+    return jnp.asarray(area) / _cells.GE_AREA / 1e3
+
+
+def _format_list(formats: Formats) -> tuple[FPFormat, ...]:
+    if isinstance(formats, (str, FPFormat)):
+        return (as_format(formats),)
+    listed = tuple(as_format(f) for f in formats)
+    if not listed:
+        raise ValueError("need at least one format")
+    return listed
+
+
+def super_format(formats: Formats) -> tuple[int, int]:
+    """(exponent bits, mantissa bits) of the datapath that runs all ``formats`` (fpnew_pkg
+    ``super_format``: the widest of each field)."""
+    fmts = _format_list(formats)
+    return max(f.exp_bits for f in fmts), max(f.man_bits for f in fmts)
+
+
+def _or_tree(bits) -> Cost:
+    """OR of ``bits`` signals (a sticky bit, a nonzero test): bits - 1 OR2 in log2(bits) levels."""
+    bits = jnp.asarray(bits, dtype=float)
+    return gates(OR2=jnp.maximum(bits - 1, 0), delay=clog2(bits) * _cells.DELAY["OR2"])
+
+
+def _and_tree(bits) -> Cost:
+    bits = jnp.asarray(bits, dtype=float)
+    return gates(AND2=jnp.maximum(bits - 1, 0), delay=clog2(bits) * _cells.DELAY["AND2"])
+
+
+def _align_shifter(in_bits: int, window: int) -> Cost:
+    """Right-shift an ``in_bits`` significand into a ``window``-bit field by 0..window: a
+    logarithmic shifter whose level j (shift 2^j) muxes only the bits that can be nonzero after
+    it, min(window, in_bits + 2^(j+1) - 1) (the rest are constant zeros)."""
+    levels = (window).bit_length()
+    muxes = sum(min(window, in_bits + 2 ** (j + 1) - 1) for j in range(levels))
+    return gates(MUX2=muxes, delay=levels * _cells.DELAY["MUX2"])
+
+
+def _classifier(fmt: FPFormat) -> Cost:
+    """fpnew_classifier: exponent all ones / all zeros, mantissa zero, and the six class bits
+    (normal, subnormal, zero, inf, NaN, signalling) from them."""
+    return series(parallel(_and_tree(fmt.exp_bits), _or_tree(fmt.exp_bits),
+                           _or_tree(fmt.man_bits)),
+                  gates(AND2=4, NOR2=2, INV=2, delay=_cells.DELAY["AND2"]))
+
+
+CLASS_BITS = 6  # fpnew_pkg fp_info_t: normal, subnormal, zero, inf, NaN, signalling
+
+
+def _unpack(formats: Formats) -> Cost:
+    """One operand entering a multi-format unit: a classifier per format, then a format mux of
+    sign, exponent, mantissa and class bits onto the super format's fields."""
+    fmts = _format_list(formats)
+    e, m = super_format(fmts)
+    return series(parallel(*(_classifier(f) for f in fmts)),
+                  mux_tree(len(fmts), 1 + e + m + CLASS_BITS))
+
+
+def _pack(formats: Formats) -> Cost:
+    """The result leaving a multi-format unit: a format mux of the packed result."""
+    fmts = _format_list(formats)
+    return mux_tree(len(fmts), max(f.width for f in fmts))
+
+
+def _add_signed(bits, overlap) -> Cost:
+    """Add or subtract a bits-bit aligned addend to a value that occupies only ``overlap`` of
+    those bit positions, and take the absolute value, as FPnew's adders do (``sum =
+    (effective_subtraction && !carry) ? -sum_raw : sum_raw``): conditional inversion of the
+    addend, full adders where both operands have bits and half adders (carry propagation)
+    elsewhere, with a carry-out bit; conditional negation of the result."""
+    bits = jnp.asarray(bits, dtype=float)
+    carry_only = bits + 1 - overlap
+    adder = gates(FA=overlap, HA=carry_only,
+                  delay=overlap * _cells.FA_CARRY_DELAY + carry_only * _cells.HA_CARRY_DELAY
+                  + _cells.FA_SUM_DELAY)
+    return series(conditional_negate(bits), adder, conditional_negate(bits), incrementer(bits))
+
+
+def _round_and_specials(exp_bits: int, man_bits: int) -> Cost:
+    """fpnew_rounding on a format (e, m): round-bit/sticky decision per mode, a +1 over the
+    exponent and mantissa; then the special-result selection (NaN, inf, overflow to inf or max
+    finite) as a mux of the result word."""
+    width = 1 + exp_bits + man_bits
+    decide = gates(AND2=4, OR2=3, XOR2=1, MUX2=3, delay=_cells.DELAY["MUX2"] * 2)
+    special = gates(AND2=6, OR2=6, INV=2, MUX2=2 * width, delay=2 * _cells.DELAY["MUX2"])
+    return series(decide, incrementer(exp_bits + man_bits), special)
+
+
+class Precisions(NamedTuple):
+    """Widths of a unit: source/destination (exponent bits, precision p = mantissa + 1) and the
+    internal exponent width."""
+
+    src_exp: int
+    src_p: int
+    dst_exp: int
+    dst_p: int
+    exp_width: int
+
+
+def exsdotp_precisions(src: Formats, dst: Formats) -> Precisions:
+    """fpnew_sdotp_multi's widths: p_src = widest source mantissa + 1; p_dst = max(widest
+    destination mantissa, 2 * source mantissa + 1) + 1; exponent datapath max(e_dst + 2,
+    clog2(2 p_dst + p_src + 5)) bits."""
+    es, ms = super_format(src)
+    ed, md = super_format(dst)
+    ps, pd = ms + 1, max(md, 2 * ms + 1) + 1
+    return Precisions(es, ps, ed, pd, max(ed + 2, (2 * pd + ps + 5 - 1).bit_length()))
+
+
+def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False) -> Cost:
+    """One combinational ExSdotp unit a*b + c*d + e: ``src`` formats for a..d, ``dst`` for e and
+    the result (names, ``FPFormat``s, or a sequence of them for a multi-format lane). With
+    ``vsum``, also the non-expanding Vsum a + c + e (paper Sec. III-C): a and c widened to the
+    destination format, unpacked as such, and muxed in place of the products.
+
+    Mantissa path: 4 operands unpacked, two p_src x p_src multipliers, the sort of the three
+    addends by exponent (3:1 muxes), the intermediate addend aligned in a 2P+3-bit window (with
+    sticky), the first add, the minimum addend aligned in the 2P+S+4-bit window (in parallel with
+    the first add), the bypass mux, the second add, LZC and normalization over 2P+S+5 bits, the
+    1-bit fix-up shift with sticky, one rounding, specials. Exponent path (parallel to the
+    multipliers): two product exponents (sum, rebias), three comparisons for the sort, the sorted
+    exponents' muxes, two shift amounts; exponent normalization beside the shifter."""
+    src_fmts, dst_fmts = _format_list(src), _format_list(dst)
+    w = exsdotp_precisions(src_fmts, dst_fmts)
+    ps, pd, ew = w.src_p, w.dst_p, w.exp_width
+    first, second = 2 * pd + 3, 2 * pd + ps + 4
+    unpack = parallel(times(_unpack(src_fmts), 4), times(_unpack(dst_fmts), 3 if vsum else 1))
+    products = times(array_multiplier(ps, ps), 2)
+    if vsum:  # the Vsum operands bypass the multipliers: significand and exponent muxes
+        products = series(products, gates(MUX2=2 * (pd + ew), delay=_cells.DELAY["MUX2"]))
+    exponents = series(times(series(ripple_adder(ew), ripple_adder(ew)), 2),  # ea+eb, rebias
+                       times(ripple_adder(ew), 3),                 # the three comparisons
+                       times(mux_tree(3, ew), 3),                  # max, int, min exponents
+                       times(ripple_adder(ew), 2))                 # the two shift amounts
+    sort = times(mux_tree(3, pd + 1), 3)                            # sign + P-bit significands
+    align_int = series(_align_shifter(pd, first), _or_tree(pd))
+    align_min = series(_align_shifter(pd, second), _or_tree(pd))
+    add_first = _add_signed(first, pd)                              # max: top P bits
+    add_second = series(gates(MUX2=second, delay=_cells.DELAY["MUX2"]),  # bypass of min
+                        _add_signed(second, first + 1))            # first sum << S
+    normalize = series(leading_zero_count(second + 1), barrel_shifter(second + 1, second + 1),
+                       parallel(mux_tree(3, pd + 1), _or_tree(pd + ps + 3)))
+    exp_normalize = times(ripple_adder(ew), 2)                     # e - lzc + 1, fix-up +-1
+    finish = series(_round_and_specials(w.dst_exp, pd - 1), _pack(dst_fmts))
+    # the minimum addend is aligned while the first adder runs
+    return series(unpack, parallel(products, exponents), sort,
+                  parallel(series(align_int, add_first), align_min), add_second,
+                  parallel(normalize, exp_normalize), finish)
+
+
+def exfma_precisions(src: Formats, dst: Formats) -> Precisions:
+    """fpnew_fma_multi's widths for an expanding FMA: one super format over source and
+    destination formats (p = its mantissa + 1); exponent datapath max(e + 2, clog2(2p + 3))."""
+    e, m = super_format((*_format_list(src), *_format_list(dst)))
+    p = m + 1
+    return Precisions(e, p, e, p, max(e + 2, (2 * p + 3 - 1).bit_length()))
+
+
+def exfma_unit(src: Formats, dst: Formats) -> Cost:
+    """One combinational (expanding) FMA a*b + c as fpnew_fma_multi builds it: a, b in ``src``,
+    c and the result in ``dst``; the datapath is that of the super format of both (so an 8->16
+    unit multiplies 11 x 11 bits). ``exfma_unit(f, f)`` is a plain multi-format FMA.
+
+    Mantissa path: 3 operands unpacked, p x p multiplier; in parallel the exponent path (product
+    exponent, difference, shift amount) and the addend's alignment over 3p+4 bits with sticky;
+    the 3p+5-bit signed add; LZC over the lower 2p+3 bits; normalization shift over 3p+5 bits;
+    the 1-bit fix-up with sticky; one rounding; specials."""
+    src_fmts, dst_fmts = _format_list(src), _format_list(dst)
+    w = exfma_precisions(src_fmts, dst_fmts)
+    p, ew = w.dst_p, w.exp_width
+    wide = 3 * p + 4
+    unpack = times(_unpack((*src_fmts, *dst_fmts)), 3)
+    product = array_multiplier(p, p)
+    addend = series(times(ripple_adder(ew), 4),  # product exponent (sum, rebias), difference,
+                    _align_shifter(p, wide),     # shift amount; then the addend's alignment
+                    _or_tree(p))
+    normalize = series(leading_zero_count(2 * p + 3), barrel_shifter(wide + 1, wide + 1),
+                       parallel(mux_tree(3, p + 1), _or_tree(2 * p + 3)))
+    exp_normalize = times(ripple_adder(ew), 2)
+    finish = series(_round_and_specials(w.dst_exp, p - 1), _pack(dst_fmts))
+    return series(unpack, parallel(product, addend), _add_signed(wide, 2 * p),  # product << 2
+                  parallel(normalize, exp_normalize), finish)
+
+
+def exfma_cascade(src: Formats, dst: Formats) -> Cost:
+    """Two ExFMA units computing (a*b + e) then c*d + that: cells of two, delays in series
+    (unpipelined, each must run at twice the clock of the ExSdotp unit, paper Sec. IV)."""
+    unit = exfma_unit(src, dst)
+    return series(unit, unit)
+
+
+# ---------------------------------------------------------------------------------------------
+# The FPU: operation groups, lanes, pipeline registers
+
+
+def _lane_formats(lane: int, cpk: bool = False) -> tuple[str, ...]:
+    """fpnew_pkg get_lane_formats / get_conv_lane_formats: the formats whose SIMD vector has
+    more than ``lane`` elements in the FPU width (CONV: FP32/FP64 also on lanes 0 and 1)."""
+    return tuple(f for f in FPU_FORMATS if FPU_WIDTH // FORMATS[f].width > lane
+                 or (cpk and f in CPK_FORMATS and lane < 2))
+
+
+def _lanes(cpk: bool = False) -> list[tuple[str, ...]]:
+    return [fmts for lane in range(FPU_WIDTH // 8) if (fmts := _lane_formats(lane, cpk))]
+
+
+def _lane_width(formats: Sequence[str]) -> int:
+    return max(FORMATS[f].width for f in formats)
+
+
+def noncomp_unit(fmt: Formats) -> Cost:
+    """fpnew_noncomp for one format: classifiers of both operands, a magnitude comparison (a
+    subtractor), sign injection, min/max and compare-result muxes, the class mask."""
+    fmts = _format_list(fmt)
+    width = max(f.width for f in fmts)
+    compare = series(parallel(*(series(_classifier(f), _classifier(f)) for f in fmts)),
+                     ripple_adder(width))
+    return series(compare, gates(MUX2=2 * width, XOR2=2, AND2=12, OR2=10,
+                                 delay=2 * _cells.DELAY["MUX2"]))
+
+
+def cast_unit(formats: Formats, int_bits: Sequence[int] = ()) -> Cost:
+    """fpnew_cast_multi on a lane that runs ``formats`` and integers of ``int_bits``: input
+    unpack (FP or integer, absolute value), LZC and normalization over max(p, int) bits,
+    destination exponent (rebias, subtract the count), rounding into a format or an integer,
+    the result's format mux."""
+    fmts = _format_list(formats)
+    e, m = super_format(fmts)
+    width = max(m + 1, *int_bits) if int_bits else m + 1
+    ew = max(e + 2, (width - 1).bit_length() + 1)
+    value_in = series(parallel(_unpack(fmts), series(conditional_negate(width),
+                                                     incrementer(width))),
+                      gates(MUX2=width, delay=_cells.DELAY["MUX2"]))
+    normalize = parallel(series(leading_zero_count(width), barrel_shifter(width, width)),
+                         times(ripple_adder(ew), 3))
+    # the integer result: shift back by the exponent, negate
+    to_int = series(barrel_shifter(width, width), conditional_negate(width))
+    finish = series(_round_and_specials(e, m), _pack((*fmts,)))
+    return series(value_in, normalize, parallel(finish, to_int),
+                  gates(MUX2=width, delay=_cells.DELAY["MUX2"]))
+
+
+def _lane_registers(group: str, operand_bits: int, operands: int) -> Cost:
+    """The group's pipeline registers for one lane (FPnew's default BEFORE placement: every
+    level holds the lane's operands)."""
+    return register(PIPELINE_STAGES[group] * operands * operand_bits)
+
+
+class SdotpLaneSpec(NamedTuple):
+    """One lane of the SIMD SDOTP wrapper: its source and destination formats."""
+
+    src: tuple[str, ...]
+    dst: tuple[str, ...]
+
+
+def sdotp_lanes() -> list[SdotpLaneSpec]:
+    """fpnew_pkg num_dotp_lanes / get_dotp_lane_formats and fpnew_sdotp_multi_wrapper's source
+    and destination masks, for Snitch's 64-bit FPU: 64 / (2 * 8) = 4 lanes; FPU_WIDTH / 32 = 2
+    of them 16->32 (sources fp16, fp16alt, fp8, fp8alt), the others 8->16 (sources fp8,
+    fp8alt; destinations fp16, fp16alt, plus the 8-bit formats for Vsum)."""
+    n_lanes = FPU_WIDTH // (2 * 8)
+    wide = SdotpLaneSpec(("fp16", "fp8", "fp16alt", "fp8alt"),
+                         ("fp32", "fp16", "fp8", "fp16alt", "fp8alt"))
+    narrow = SdotpLaneSpec(("fp8", "fp8alt"), ("fp16", "fp8", "fp16alt", "fp8alt"))
+    return [wide if lane < FPU_WIDTH // 32 else narrow for lane in range(n_lanes)]
+
+
+def _sdotp_lane(lane: SdotpLaneSpec, registers: bool) -> Cost:
+    """One wrapper lane: operand slicing by format (a mux per operand bit of its 2 x 2-wide
+    inputs), the ExSdotp unit, its pipeline registers (three operands of 2 x src width)."""
+    lane_bits = 2 * _lane_width(lane.src)
+    unit = series(gates(MUX2=3 * lane_bits, delay=_cells.DELAY["MUX2"]),
+                  exsdotp_unit(lane.src, lane.dst, vsum=True))
+    return series(unit, _lane_registers("sdotp", lane_bits, 3)) if registers else unit
+
+
+def exsdotp_simd(registers: bool = True) -> Cost:
+    """The SDOTP operation group of a 64-bit FPU (paper Fig. 5): ``sdotp_lanes`` side by side,
+    the 64-bit result packing mux; with the group's pipeline registers unless
+    ``registers=False``."""
+    lanes = [_sdotp_lane(lane, registers) for lane in sdotp_lanes()]
+    return series(parallel(*lanes), mux_tree(3, FPU_WIDTH))
+
+
+def fpu_groups() -> dict[str, Cost]:
+    """Snitch's FPnew instance, per operation group (``FPU_GROUPS``), with pipeline registers:
+    - addmul: MERGED, one fpnew_fma_multi per SIMD lane sized for that lane's formats (lane 0
+      FP64, lane 1 FP32, lanes 2-3 FP16/FP16alt, lanes 4-7 FP8/FP8alt), 3 operands per level;
+    - noncomp: PARALLEL, one fpnew_noncomp per format and lane, 2 operands per level;
+    - conv: MERGED, one fpnew_cast_multi per lane (lanes 0-1 also FP64 for CPK), 1 operand;
+    - sdotp: the SIMD ExSdotp wrapper (``exsdotp_simd``);
+    - top: the operation-group arbitration and the 64-bit result/status mux.
+    DIVSQRT is disabled in this FPU (paper Sec. III-C)."""
+    addmul = [series(exfma_unit(fmts, fmts), _lane_registers("addmul", _lane_width(fmts), 3))
+              for fmts in _lanes()]
+    noncomp = [series(noncomp_unit(f), _lane_registers("noncomp", FORMATS[f].width, 2))
+               for lane in range(FPU_WIDTH // 8) for f in _lane_formats(lane)]
+    conv = []
+    for fmts in _lanes(cpk=True):
+        ints = tuple(b for b in FPU_INT_BITS if any(FORMATS[f].width == b for f in fmts))
+        conv.append(series(cast_unit(fmts, ints), _lane_registers("conv", _lane_width(fmts), 1)))
+    top = mux_tree(len(PIPELINE_STAGES), FPU_WIDTH + 5)  # result + status flags
+    return {"addmul": parallel(*addmul), "noncomp": parallel(*noncomp),
+            "conv": parallel(*conv), "sdotp": exsdotp_simd(), "top": top}
+
+
+def fpu() -> Cost:
+    """The whole FPU: ``fpu_groups`` side by side."""
+    return parallel(*fpu_groups().values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Energy per instruction
+
+
+def _switching_energy(cost: Cost) -> jnp.ndarray:
+    """fJ per evaluation at 45nm: ACTIVITY of every combinational output toggles; flip-flops
+    are charged separately (they are clocked once per operation they hold)."""
+    comb = cost.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
+    return ACTIVITY * comb @ jnp.asarray(_cells.ENERGY)
+
+
+DFF_ENERGY = _cells.CELLS[_cells.INDEX["DFF"]].energy  # fJ per clocked flip-flop
+
+
+def op_energy(group: str, src: Formats, dst: Formats | None = None, lanes: int = 1) -> float:
+    """fJ (45nm, 1.1 V) of one FPU instruction of ``group`` running ``lanes`` SIMD elements of
+    ``src`` -> ``dst`` (dst defaults to src).
+
+    Assumption (stated, not measured): FPnew maps a narrow format onto the top bits of a wider
+    datapath and the bits it does not use stay constant, so an operation costs the switching
+    energy of a unit sized for its own formats, whichever lane runs it. Pipeline registers are
+    enable-gated: they clock only while they hold an operation (its operand bits, every level).
+    groups: "addmul" (an FMA), "sdotp" (ExSdotp), "conv" (a cast src -> dst), "noncomp"."""
+    dst = src if dst is None else dst
+    src_fmt, dst_fmt = _format_list(src), _format_list(dst)
+    src_bits = max(f.width for f in src_fmt)
+    if group == "addmul":
+        unit, operand_bits = exfma_unit(src_fmt, dst_fmt), 3 * src_bits
+    elif group == "sdotp":
+        unit, operand_bits = exsdotp_unit(src_fmt, dst_fmt), 4 * src_bits + 2 * src_bits
+    elif group == "conv":
+        ints = tuple(b for b in FPU_INT_BITS if b == src_bits)
+        unit, operand_bits = cast_unit((*src_fmt, *dst_fmt), ints), src_bits
+    elif group == "noncomp":
+        unit, operand_bits = noncomp_unit(src_fmt), 2 * src_bits
+    else:
+        raise ValueError(f"unknown group {group!r}; allowed values: addmul, sdotp, conv, "
+                         "noncomp")
+    registers = PIPELINE_STAGES[group] * operand_bits * DFF_ENERGY
+    return float(lanes * (_switching_energy(unit) + registers))
+
+
+def leakage_nw(cost: Cost) -> jnp.ndarray:
+    """nW at 45nm, 1.1 V: the cells' leakage."""
+    return cost.cells @ jnp.asarray(_cells.LEAKAGE)
+
+
+class NodeScale(NamedTuple):
+    """Factors from the library's 45nm / 1.1 V to another node and voltage."""
+
+    area: float
+    delay: float
+    energy: float
+    leakage: float
+
+
+def node_scale(node_nm: float, vdd: float) -> NodeScale:
+    """Constant-field scaling (Dennard et al., IEEE JSSC 1974), as ``_cells`` scales to 28nm:
+    area ~ L^2, delay ~ L, switching energy ~ C V^2 with C ~ L, leakage ~ L V. An idealized
+    assumption below 28nm: FinFET nodes (12nm) do not scale their capacitance with the node
+    name, so absolute energies there are estimates; ratios are unaffected."""
+    length = node_nm / _cells.NODE_FROM_NM
+    volt = vdd / _cells.VDD
+    return NodeScale(area=length ** 2, delay=length, energy=length * volt ** 2,
+                     leakage=length * volt)
