@@ -1,0 +1,68 @@
+"""The MiniFloat-NN hardware experiments (mfnn-fig7, mfnn-table3) on small configurations."""
+
+import pytest
+
+from experiments._framework import ConfigError, get, make_config, reference
+
+
+def _stores(ds, tmp_path):
+    ds.to_netcdf(tmp_path / "ds.nc", engine="h5netcdf")
+
+
+def test_fig7_small(tmp_path):
+    module = get("mfnn-fig7")
+    ds = module.run(make_config(module, {"lanes": ["8->16"], "synthesize": False}))
+    _stores(ds, tmp_path)
+    area = ds.area.sel(lane="8->16")
+    assert float(area.sel(unit="exfma_cascade")) == pytest.approx(
+        2 * float(area.sel(unit="exfma")))
+    assert float(area.sel(unit="exsdotp")) < float(area.sel(unit="exfma_cascade"))
+    # the FPU's groups add up, the SDOTP group is the SIMD wrapper with registers
+    assert float(ds.fpu_area.sel(group="sdotp")) > float(ds.sdotp_unregistered)
+    assert set(ds.design.values) == {"exsdotp_fp8_fp16", "exfma_fp8_fp16"}
+    claims = {c.claim: c for c in module.claims(ds)}
+    assert set(claims) == {"area_reduction", "critical_path_reduction", "sdotp_share_of_fpu"}
+    assert "8->16" in claims["area_reduction"].ours and "Yosys" in claims["area_reduction"].ours
+    assert "kGE" in module.table(ds)
+    module.plot(ds)
+
+
+def test_fig7_bad_config():
+    with pytest.raises(ConfigError, match="lanes"):
+        make_config(get("mfnn-fig7"), {"lanes": ["4->8"]})
+
+
+def test_table3_small(tmp_path):
+    module = get("mfnn-table3")
+    ds = module.run(make_config(module, {"runs": ["fp64_fma:64x64x64"]}))
+    _stores(ds, tmp_path)
+    cal = reference(module.PAPER, module.ID, "cluster_efficiency").value
+    calibration = ds.attrs["calibration"]
+    # the calibration run draws exactly the measured power; the FP64 run is predicted
+    assert float(ds.power.sel(run=calibration)) == pytest.approx(cal["power_mw"])
+    fp64 = ds.sel(run="fp64_fma:64x64x64")
+    assert float(fp64.efficiency) == pytest.approx(
+        float(fp64.flop) / float(fp64.energy * 1e-12) * 1e-9)
+    # energy = FPU energy + calibrated rest per cycle + FPU leakage
+    seconds = float(fp64.cycles) / (cal["freq_ghz"] * 1e9)
+    assert float(fp64.energy) == pytest.approx(
+        float(fp64.fpu_energy) + float(fp64.cycles) * ds.attrs["rest_pj_per_cycle"]
+        + ds.attrs["fpu_leakage_mw"] * 1e-3 * seconds * 1e12)
+    assert ds.attrs["fp64_22nm_efficiency"] > 0
+    claims = {c.claim: c for c in module.claims(ds)}
+    assert set(claims) == {"cluster_efficiency", "vs_snitch_fp64", "vs_fpnew_fp8",
+                           "vs_zhang", "vs_mao"}
+    assert "CALIBRATED" in claims["cluster_efficiency"].ours
+    assert "CALIBRATED" in module.table(ds)
+    module.plot(ds)
+
+
+@pytest.mark.parametrize("params, key", [
+    ({"runs": ["fp64_fma:64x64"]}, "runs"),
+    ({"runs": ["fp4_fma:64x64x64"]}, "runs"),
+    ({"runs": ["fp64_fma:128x128x128"]}, "runs"),             # does not fit 128 KiB
+    ({"calibration": "fp16_fp32_exsdotp:128x128x128"}, "calibration"),
+])
+def test_table3_bad_config(params, key):
+    with pytest.raises(ConfigError, match=key):
+        make_config(get("mfnn-table3"), params)
