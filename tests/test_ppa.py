@@ -46,6 +46,25 @@ def test_mux_tree_shifter_register_counts():
     assert counts(ppa.mux_tree(1, 16)) == {}
 
 
+def lzc_tree_counts(bits):
+    """Cells of a 2-bit-counter LZC tree by recursion over its nodes: (cells, count width)."""
+    if bits == 2:
+        return {"NOR2": 1, "INV": 1}, 1
+    half, width = lzc_tree_counts(bits // 2)
+    cells = {name: 2 * c for name, c in half.items()}
+    cells["AND2"] = cells.get("AND2", 0) + 1          # both halves all zero
+    cells["MUX2"] = cells.get("MUX2", 0) + width      # lower count bits from the chosen half
+    return cells, width + 1
+
+
+@pytest.mark.parametrize("bits", [4, 8, 32, 64])
+def test_leading_zero_count_equals_the_node_by_node_tree(bits):
+    cells, width = lzc_tree_counts(bits)
+    assert counts(ppa.leading_zero_count(bits)) == pytest.approx(cells)
+    assert float(ppa.leading_zero_count(bits).delay) == pytest.approx(
+        _cells.DELAY["NOR2"] + (width - 1) * _cells.DELAY["MUX2"])
+
+
 def test_broadcast_buffer_tree():
     assert counts(ppa.broadcast(10, 1)) == {}
     assert counts(ppa.broadcast(10, 4)) == {"BUF": 10}  # one buffer drives 4 loads

@@ -117,11 +117,18 @@ def barrel_shifter(bits, max_shift) -> Cost:
 
 
 def leading_zero_count(bits) -> Cost:
-    """Leading-zero counter as a tree of 2-bit counters (Oklobdzija, IEEE TVLSI 1994): a NOR2
-    per input bit, then half a MUX2 per bit at each of log2(bits) merging levels."""
+    """Leading-zero counter as a tree of 2-bit counters (Oklobdzija, IEEE TVLSI 1994).
+
+    Level 1 takes bit pairs: a NOR2 (both zero) and an INV (the count bit) each. A node of level
+    l >= 2 merges two halves: an AND2 of their all-zero flags and l - 1 MUX2 picking the lower
+    count bits (its top bit is the left half's flag, free). Summed over the L = clog2(bits)
+    levels with bits / 2^l nodes each: bits (1 - (L + 1) / 2^L) MUX2, bits (1/2 - 1/2^L) AND2.
+    """
+    bits = jnp.asarray(bits, dtype=float)
     levels = clog2(bits)
-    return gates(NOR2=bits, MUX2=bits * levels / 2,
-                 delay=DELAY["NOR2"] + levels * DELAY["MUX2"])
+    return gates(NOR2=bits / 2, INV=bits / 2, AND2=bits * (0.5 - 2.0 ** -levels),
+                 MUX2=bits * (1 - (levels + 1) * 2.0 ** -levels),
+                 delay=DELAY["NOR2"] + (levels - 1) * DELAY["MUX2"])
 
 
 def register(bits) -> Cost:
