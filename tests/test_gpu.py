@@ -1,0 +1,188 @@
+"""lutcore.gpu specs, LLM shapes and kernel models: datasheet peaks recomputed from the per-SM
+numbers, shapes against the public configs, roofline limits, monotonicity, a hand-computed
+latency, exact bank-conflict expectations, and clear errors."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import lutcore.gpu as gpu
+
+A100_LUT4 = gpu.with_lut_tensor_core(gpu.A100, 4, "fp16")
+# (spec, kernel, act, weight_bits) of every kernel family
+CASES = [(gpu.A100, "cublas", "fp16", 16), (gpu.A100, "cublas", "int8", 8),
+         (gpu.H100, "cublas", "fp8", 8), (gpu.RTX3090, "dequant", "fp16", 4),
+         (gpu.A100, "dequant", "int8", 2), (gpu.A100, "lut_gemm", "fp16", 2),
+         (A100_LUT4, "lut_tensor_core", "fp16", 1), (A100_LUT4, "lut_tensor_core", "fp16", 4),
+         (gpu.with_lut_tensor_core(gpu.H200, 8, "int8"), "lut_tensor_core", "int8", 2)]
+SIZES = np.array([1, 3, 16, 100, 1024, 2048, 8192], float)
+
+
+def grid():
+    m, n, k = np.meshgrid(SIZES, SIZES[2:], SIZES[2:], indexing="ij")
+    return m.ravel(), n.ravel(), k.ravel()
+
+
+@pytest.mark.parametrize("spec,dtype,datasheet", [
+    (gpu.A100, "fp16", 312e12), (gpu.A100, "int8", 624e12),  # A100 whitepaper Table 1
+    (gpu.RTX3090, "fp16", 71e12), (gpu.RTX3090, "int8", 284e12),  # GA102 whitepaper
+    (gpu.H100, "fp16", 989.4e12), (gpu.H100, "fp8", 1979e12), (gpu.H200, "int8", 1979e12)])
+def test_tensor_peaks_match_the_datasheets(spec, dtype, datasheet):
+    assert spec.tensor_peak(dtype) == pytest.approx(datasheet, rel=0.005)
+
+
+def test_cuda_core_and_memory_numbers():
+    assert gpu.A100.cuda_core_flops == pytest.approx(19.5e12, rel=0.005)
+    # 67 TF datasheet FP32 is at the 1.98 GHz max boost; the spec's clock is the tensor one
+    assert gpu.H100.cuda_core_flops == pytest.approx(67e12 * 1.83 / 1.98, rel=0.01)
+    assert gpu.RTX3090.cuda_core_flops == pytest.approx(35.6e12, rel=0.005)
+    assert gpu.A100.l2_bandwidth == pytest.approx(5120 * 1.41e9)
+    assert (gpu.H200.dram_bandwidth, gpu.H200.sms) == (4.8e12, gpu.H100.sms)
+    assert gpu.dram_bandwidth(gpu.A100) == 2039e9 and gpu.launch_overhead(gpu.A100) > 0
+
+
+def test_lut_variants_scale_the_bit_serial_peak():
+    # 1x = 512 MAC-equivalents per tensor core, 4 per SM, one pass per weight bit
+    for scale, bits in itertools.product(gpu.LUT_SCALES, (1, 2, 4)):
+        spec = gpu.with_lut_tensor_core(gpu.A100, scale, "int8")
+        assert spec.lut_peak(bits) == pytest.approx(
+            2 * scale * 512 * 4 * 108 * 1.41e9 / bits)
+    assert gpu.with_lut_tensor_core(gpu.A100, 4, "int8").lut_peak(2) == pytest.approx(
+        1247.5e12, rel=1e-3)
+    drm = gpu.with_double_registers(gpu.A100)
+    assert (drm.registers, drm.max_registers_per_thread) == (512 * 1024, 510)
+    assert gpu.A100.lut_peak(1) == 0
+
+
+def test_llama2_70b_and_layer_gemms_match_the_config():
+    shape = gpu.llm_shape("llama2-70b")
+    assert (shape.hidden, shape.ffn, shape.layers, shape.heads, shape.kv_heads, shape.vocab,
+            shape.gated) == (8192, 28672, 80, 64, 8, 32000, True)
+    gemms = {g.name: (g.m, g.n, g.k) for g in gpu.layer_gemms(shape, 7)}
+    assert gemms == {"qkv": (7, 8192 + 2 * 8 * 128, 8192), "output": (7, 8192, 8192),
+                     "ffn_up": (7, 2 * 28672, 8192), "ffn_down": (7, 8192, 28672),
+                     "lm_head": (7, 32000, 8192)}
+    # LLAMA2-13B's fused up+gate projection is the paper's Fig. 15 N = 27648
+    assert gpu.layer_gemms(gpu.llm_shape("llama2-13b"), 1)[2].n == 27648
+    opt = gpu.llm_shape("opt-175b")
+    assert (opt.hidden, opt.ffn, opt.layers, opt.heads, opt.gated) == (12288, 49152, 96, 96,
+                                                                       False)
+    bloom = gpu.llm_shape("bloom-176b")
+    assert (bloom.hidden, bloom.layers, bloom.heads, bloom.vocab) == (14336, 70, 112, 250880)
+
+
+@pytest.mark.parametrize("spec,kernel,act,bits", CASES)
+def test_no_kernel_beats_peak_compute_or_dram(spec, kernel, act, bits):
+    m, n, k = grid()
+    result = gpu.gemm_latency(spec, kernel, m, n, k, act=act, weight_bits=bits)
+    seconds = np.asarray(result.seconds)
+    peak = gpu.peak_ops(spec, kernel, act=act, weight_bits=bits)
+    a_bytes = (gpu.lut_table_bytes(16 if act == "fp16" else 8) if kernel == "lut_tensor_core"
+               else gpu.ACT_BYTES[act])
+    compulsory = m * k * a_bytes + n * k * bits / 8 + m * n * 2
+    assert np.all(np.isfinite(seconds))
+    assert np.all(seconds >= 2 * m * n * k / peak * (1 - 1e-9))
+    assert np.all(seconds >= compulsory / spec.dram_bandwidth * (1 - 1e-9))
+    assert np.all(seconds >= np.asarray(result.compute) - 1e-15)
+
+
+@pytest.mark.parametrize("spec,kernel,act,bits", CASES)
+def test_latency_grows_with_batch(spec, kernel, act, bits):
+    m = np.arange(1, 2200, 9.0)
+    for n, k in ((10240, 8192), (27648, 5120), (8192, 28672)):
+        seconds = np.asarray(gpu.gemm_latency(spec, kernel, m, n, k, act=act,
+                                              weight_bits=bits).seconds)
+        assert np.all(np.diff(seconds) >= -1e-12 * seconds[1:])
+
+
+@pytest.mark.parametrize("act,bits", [("fp16", 1), ("fp16", 4), ("int8", 2)])
+def test_larger_lut_arrays_and_drm_never_slow_down(act, bits):
+    m, n, k = grid()
+    previous = None
+    for scale in gpu.LUT_SCALES:
+        spec = gpu.with_lut_tensor_core(gpu.A100, scale, act)
+        plain = np.asarray(gpu.gemm_latency(spec, "lut_tensor_core", m, n, k, act=act,
+                                            weight_bits=bits).seconds)
+        drm = np.asarray(gpu.gemm_latency(gpu.with_double_registers(spec), "lut_tensor_core",
+                                          m, n, k, act=act, weight_bits=bits).seconds)
+        assert np.all(drm <= plain * (1 + 1e-12))
+        if previous is not None:
+            assert np.all(plain <= previous * (1 + 1e-12))
+        previous = plain
+
+
+def test_hand_computed_gemv_is_dram_bound():
+    # FP16 GEMV 1 x 4096 x 4096 on A100: A, W (32 MiB, fits the 40 MB L2) and C each once
+    bytes_moved = 4096 * 2 + 4096 * 4096 * 2 + 4096 * 2
+    result = gpu.gemm_latency(gpu.A100, "cublas", 1, 4096, 4096)
+    assert float(result.seconds) == pytest.approx(bytes_moved / 2039e9, rel=1e-9)
+    assert float(result.dram) == pytest.approx(float(result.seconds))
+
+
+def test_hand_computed_compute_bound_lut_gemm_reaches_its_peak():
+    # 2048 x 27648 x 5120, W_INT1 A_FP16 on 1x LUT arrays: 512 x 4 MAC-equivalents per SM per
+    # clock, tiles divide evenly -> exactly 2mnk / peak
+    spec = gpu.with_lut_tensor_core(gpu.A100, 1, "fp16")
+    seconds = float(gpu.gemm_latency(spec, "lut_tensor_core", 2048, 27648, 5120,
+                                     weight_bits=1).seconds)
+    assert seconds == pytest.approx(2048 * 27648 * 5120 / (2048 * 108 * 1.41e9), rel=1e-9)
+
+
+def test_separate_precompute_adds_its_own_kernel():
+    spec = gpu.with_lut_tensor_core(gpu.A100, 2, "fp16")
+    fused = gpu.gemm_latency(spec, "lut_tensor_core", 1024, 8192, 8192, weight_bits=2)
+    separate = gpu.gemm_latency(spec, "lut_tensor_core", 1024, 8192, 8192, weight_bits=2,
+                                precompute="separate")
+    # reads FP16 activations, writes 8 FP16 entries per 4 activations
+    table_traffic = 1024 * 8192 * (2 + 4) / 2039e9
+    assert float(separate.precompute) == pytest.approx(table_traffic, rel=1e-9)
+    assert float(separate.seconds) == pytest.approx(float(fused.seconds) + table_traffic)
+
+
+def test_jit_and_vmap_agree_with_broadcasting():
+    m = jnp.array([1.0, 64.0, 4096.0])
+    direct = gpu.gemm_latency(gpu.A100, "dequant", m, 8192, 8192, weight_bits=4).seconds
+    mapped = jax.jit(jax.vmap(lambda x: gpu.gemm_latency(gpu.A100, "dequant", x, 8192, 8192,
+                                                         weight_bits=4).seconds))(m)
+    np.testing.assert_allclose(mapped, direct, rtol=1e-12)
+
+
+def test_dequant_beats_lut_gemm_and_lut_gemm_collapses_with_batch():
+    dequant = gpu.gemm_latency(gpu.A100, "dequant", jnp.array([1.0, 4096.0]), 8192, 8192,
+                               weight_bits=4).seconds
+    lut = gpu.gemm_latency(gpu.A100, "lut_gemm", jnp.array([1.0, 4096.0]), 8192, 8192,
+                           weight_bits=4).seconds
+    assert np.all(lut > dequant)
+    assert float(lut[1] / dequant[1]) > 10 * float(lut[0] / dequant[0])
+
+
+def test_bank_conflict_expectation_is_exact():
+    assert gpu.expected_bank_conflict(2, 2) == pytest.approx(1.5)  # both lanes collide w.p. 1/2
+    # 3 lanes, 2 banks: max load 3 w.p. 1/4, else 2
+    assert gpu.expected_bank_conflict(3, 2) == pytest.approx(2.25)
+    draws = np.random.default_rng(0).integers(0, 32, size=(20000, 32))
+    simulated = np.mean([np.bincount(row, minlength=32).max() for row in draws])
+    assert gpu.BANK_CONFLICT == pytest.approx(simulated, abs=0.03)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: gpu.gpu_spec("a200"), "unknown GPU 'a200'; allowed values: a100, rtx3090"),
+    (lambda: gpu.llm_shape("gpt-5"), "unknown LLM 'gpt-5'; allowed values: opt-175b"),
+    (lambda: gpu.with_lut_tensor_core(gpu.A100, 3), "lut_scale 3 unknown; allowed values"),
+    (lambda: gpu.with_lut_tensor_core(gpu.A100, 2, "int4"), "LUT activation 'int4' unknown"),
+    (lambda: gpu.gemm_latency(gpu.A100, "magic", 1, 8, 8), "unknown kernel 'magic'"),
+    (lambda: gpu.gemm_latency(gpu.A100, "lut_tensor_core", 1, 8, 8, weight_bits=2),
+     "has no LUT Tensor Core"),
+    (lambda: gpu.gemm_latency(gpu.A100, "cublas", 1, 8, 8, act="fp8", weight_bits=8),
+     "a100 has no fp8 tensor cores"),
+    (lambda: gpu.gemm_latency(gpu.A100, "cublas", 1, 8, 8, weight_bits=4),
+     "cublas needs weights in the activation format"),
+    (lambda: gpu.gemm_latency(gpu.A100, "dequant", 1, 8, 8, weight_bits=4,
+                              precompute="inline"), "precompute 'inline' unknown"),
+])
+def test_bad_names_raise(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

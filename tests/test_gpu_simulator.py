@@ -1,0 +1,148 @@
+"""The end-to-end simulator (lutcore.gpu._simulator): its sums against hand sums of operators
+priced independently, roofline bounds, monotonicity, and the precompute treatments."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lutcore.gpu as gpu
+
+TINY = gpu.LLMShape("tiny", hidden=64, ffn=128, heads=4, kv_heads=2, layers=3, vocab=100,
+                    gated=True, rotary=True)
+A100 = gpu.A100
+LUT = gpu.with_lut_tensor_core(gpu.A100, 2)
+LUT_DEPLOYMENT = gpu.Deployment(kernel="lut_tensor_core", weight_bits=2)
+
+
+def test_model_latency_is_the_hand_sum_of_its_operators():
+    """Every operator priced by hand: projections by gemm_latency, norms as a roofline, plus one
+    launch each; the model = layers x layer + embedding + final norm + LM head."""
+    batch, tokens = 2, 8
+    rows, spec = batch * tokens, A100
+    bw, flops, launch = spec.dram_bandwidth, spec.cuda_core_flops, spec.launch_overhead
+
+    def gemm(m, n, k):
+        return float(gpu.gemm_latency(spec, "cublas", m, n, k).seconds) + launch
+
+    def roofline(elements_moved, flop):
+        return max(elements_moved * 2 / bw, flop / flops) + launch
+
+    norm = roofline(4 * rows * 64, 8 * 2 * rows * 64)  # fused residual: reads 2, writes 2
+    head_dim, kv = 16, 2
+    qkv = gemm(rows, (4 + 2 * kv) * head_dim, 64)
+    attended = tokens - (tokens - 1) / 2
+    attention_bytes = (2 * batch * kv * tokens * head_dim + 2 * batch * tokens * 4 * head_dim) * 2
+    attention = max(float(gpu.gemm_latency(spec, "cublas", tokens * 2 * batch * 4, attended,
+                                           head_dim).seconds),
+                    attention_bytes / bw, batch * 4 * tokens * attended * 5 / flops) + launch
+    layer = (2 * norm + qkv + attention + gemm(rows, 64, 64) + gemm(rows, 256, 64)
+             + gemm(rows, 64, 128))
+    edges = (roofline(2 * rows * 64, 0) + roofline(2 * batch * 64, 8 * batch * 64)
+             + float(gpu.gemm_latency(spec, "cublas", batch, 100, 64).seconds) + launch)
+    work = gpu.workload(batch, tokens)
+    deployment = gpu.Deployment()
+    assert float(gpu.layer_latency(spec, TINY, deployment, work)) == pytest.approx(layer, rel=1e-6)
+    assert float(gpu.model_latency(spec, TINY, deployment, work)) == pytest.approx(
+        3 * layer + edges, rel=1e-6)
+    parts = gpu.model_breakdown(spec, TINY, deployment, work)
+    assert float(parts["lm_head"]) == pytest.approx(edges - roofline(2 * rows * 64, 0)
+                                                    - roofline(2 * batch * 64, 8 * batch * 64))
+
+
+def test_unfused_graph_has_the_element_wise_kernels():
+    work = gpu.workload(1, 16)
+    fused = gpu.layer_breakdown(A100, TINY, gpu.Deployment(), work)
+    eager = gpu.layer_breakdown(A100, TINY, gpu.Deployment(fusion=False, attention="unfused",
+                                                           fused_qkv=False), work)
+    assert set(eager) - set(fused) == {"q_projection", "kv_projection", "rotary_embedding",
+                                       "attention_qk", "softmax", "attention_pv",
+                                       "attention_residual", "activation", "ffn_residual"}
+    assert sum(map(float, eager.values())) > sum(map(float, fused.values()))
+
+
+@settings(max_examples=8, deadline=None)
+@given(batch=st.integers(1, 64), tokens=st.integers(1, 512), model=st.sampled_from(
+    ["opt-175b", "llama2-70b", "bitnet-b1.58-3b"]))
+def test_fused_precompute_never_slower_than_separate(batch, tokens, model):
+    work = gpu.workload(batch, tokens)
+    seconds = {p: float(gpu.layer_latency(LUT, gpu.LLMS[model],
+                                          dataclasses.replace(LUT_DEPLOYMENT, precompute=p),
+                                          work))
+               for p in ("none", "fused", "separate")}
+    assert seconds["none"] <= seconds["fused"] <= seconds["separate"]
+
+
+def test_precompute_operators_only_for_lut_kernels():
+    work = gpu.workload(4, 4)
+    assert not any("precompute" in name for name in
+                   gpu.layer_breakdown(A100, TINY, gpu.Deployment(), work))
+    separate = gpu.layer_operators(TINY, dataclasses.replace(LUT_DEPLOYMENT,
+                                                             precompute="separate"),
+                                   work, is_lut=True)
+    launches = {op.name: op.launches for op in separate if "precompute" in op.name}
+    assert launches == {f"{n}_precompute": 1.0 for n in ("qkv_projection", "output_projection",
+                                                          "ffn_up", "ffn_down")}
+    fused = gpu.layer_operators(TINY, LUT_DEPLOYMENT, work, is_lut=True)
+    assert all(op.launches == 0.0 for op in fused if "precompute" in op.name)
+
+
+@pytest.mark.parametrize("spec,deployment", [(A100, gpu.Deployment()),
+                                             (LUT, LUT_DEPLOYMENT)])
+def test_no_operator_beats_the_roofline(spec, deployment):
+    """Every operator takes at least its DRAM bytes / bandwidth and its FLOPs / peak."""
+    llm = gpu.LLMS["llama2-70b"]
+    for batch, tokens in ((1, 1), (16, 1), (1, 512)):
+        work = gpu.workload(batch, tokens)
+        seconds = gpu.layer_breakdown(spec, llm, deployment, work, launch=0.0)
+        for op in gpu.layer_operators(llm, deployment, work, is_lut=deployment.kernel != "cublas"):
+            time = float(seconds[op.name])
+            assert time >= float(op.dram_bytes) / spec.dram_bandwidth * (1 - 1e-9)
+            if op.kind == "gemm":
+                peak = gpu.peak_ops(spec, deployment.kernel, weight_bits=deployment.weight_bits)
+                flop = 2 * float(op.m * op.n * op.k * op.count)
+                weights = float(op.n * op.k * op.count) * deployment.weight_bits / 8
+                assert time >= flop / peak * (1 - 1e-6)
+                assert time >= weights / spec.dram_bandwidth * (1 - 1e-6)
+            if op.kind == "attention":
+                flop = 2 * float(op.m * op.n * op.k * op.count)
+                assert time >= flop / spec.tensor_peak("fp16") * (1 - 1e-6)
+
+
+def test_latency_grows_with_batch_and_sequence():
+    llm = gpu.LLMS["llama2-7b"]
+    sizes = np.array([1, 2, 8, 32, 128, 512, 2048])
+    by_batch = np.asarray(gpu.model_latency(A100, llm, gpu.Deployment(),
+                                            gpu.workload(sizes, 1)))
+    by_tokens = np.asarray(gpu.model_latency(A100, llm, gpu.Deployment(),
+                                             gpu.workload(1, sizes)))
+    by_context = np.asarray(gpu.model_latency(A100, llm, gpu.Deployment(),
+                                              gpu.workload(8, 1, sizes)))
+    for series in (by_batch, by_tokens, by_context):
+        assert np.all(np.diff(series) >= 0)
+    assert by_tokens[-1] > 10 * by_tokens[0]  # prefill of 2048 tokens is compute-bound
+
+
+def test_sweep_equals_single_evaluations():
+    llms = [gpu.LLMS["llama2-7b"], TINY]
+    work = gpu.workload(np.array([1, 64]), np.array([128, 1]))
+    configs = [(A100, gpu.Deployment()), (LUT, LUT_DEPLOYMENT),
+               (gpu.with_double_registers(gpu.with_lut_tensor_core(gpu.RTX3090, 4)),
+                dataclasses.replace(LUT_DEPLOYMENT, weight_bits=4))]
+    swept = np.asarray(gpu.latency_sweep(configs, llms, work))
+    assert swept.shape == (3, 2, 2)
+    for i, (spec, deployment) in enumerate(configs):
+        for j, llm in enumerate(llms):
+            np.testing.assert_allclose(swept[i, j],
+                                       gpu.model_latency(spec, llm, deployment, work), rtol=1e-6)
+
+
+def test_bad_deployment_values_are_named():
+    with pytest.raises(ValueError, match="precompute"):
+        gpu.Deployment(precompute="sometimes")
+    with pytest.raises(ValueError, match="attention"):
+        gpu.Deployment(attention="paged")
+    with pytest.raises(ValueError, match="no LUT Tensor Core"):
+        gpu.model_latency(A100, TINY, LUT_DEPLOYMENT, gpu.workload(1, 1))
