@@ -1,0 +1,204 @@
+"""End-to-end LLM latency with LUT Tensor Cores on A100 and RTX 3090 (LUT Tensor Core Fig. 17).
+
+One forward pass of OPT-175B, BLOOM-176B and LLAMA2-70B (prefill BS1 SEQ2048, decode BS1024
+SEQ1 by default), on one GPU (memory capacity is ignored, as in the paper's simulation), by the
+tile-based simulator ``lutcore.gpu``: W_FP16 A_FP16 on the MAC tensor cores (the baseline),
+dequantization-based W_INTb A_FP16 on the same tensor cores, and LUT Tensor Cores of 1x-8x the
+LUT array with and without doubled registers (DRM), W_INTb A_FP16, table precompute fused.
+Speedup = baseline latency / latency. The LUT array area per SM (``lutcore.ppa``, 28nm) is
+compared with the FP16 MAC tensor cores' it would sit beside.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+import xarray as xr
+
+import lutcore.gpu as gpu
+from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments.lut_tensor_core._tc_area import sm_arrays
+
+ID = "lut-fig17"
+TITLE = "End-to-end LLM latency and speedup with LUT Tensor Cores (LUT Tensor Core Fig. 17)"
+PAPER = "lut_tensor_core"
+TOLERANCE = 0.25  # relative, on the maximum speedup
+BASE_GPUS = ("a100", "rtx3090")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """gpus, models: names in lutcore.gpu.GPUS / LLMS; weight_bits of the quantized systems;
+    lut_scales: LUT array sizes (x LUT_ARRAY_1X per tensor core); batches/sequences: paired
+    workloads (batch x new tokens, nothing cached); activation: of the quantized systems."""
+
+    gpus: tuple[str, ...] = BASE_GPUS
+    models: tuple[str, ...] = ("opt-175b", "bloom-176b", "llama2-70b")
+    weight_bits: tuple[int, ...] = (1, 2, 4)
+    lut_scales: tuple[int, ...] = gpu.LUT_SCALES
+    batches: tuple[int, ...] = (1, 1024)
+    sequences: tuple[int, ...] = (2048, 1)
+    activation: str = "fp16"
+
+    def __post_init__(self):
+        checks = (("gpus", self.gpus, tuple(gpu.GPUS)), ("models", self.models, tuple(gpu.LLMS)),
+                  ("weight_bits", self.weight_bits, (1, 2, 3, 4, 8)),
+                  ("lut_scales", self.lut_scales, gpu.LUT_SCALES),
+                  ("activation", (self.activation,), ("fp16", "int8")))
+        for key, values, allowed in checks:
+            bad = [v for v in values if v not in allowed]
+            if bad:
+                raise ConfigError(f"{key}: {bad} not allowed; allowed values: "
+                                  f"{', '.join(map(str, allowed))}")
+        if len(self.batches) != len(self.sequences) or min(self.batches + self.sequences) < 1:
+            raise ConfigError(f"batches {self.batches} and sequences {self.sequences} must be "
+                              "paired lists of positive integers of one length")
+
+
+def systems(config: Config) -> list[str]:
+    """System labels: the FP16 baseline, dequantization, LUT arrays, LUT arrays with DRM."""
+    return (["fp16", "dequant"] + [f"lut-{s}x" for s in config.lut_scales]
+            + [f"lut-{s}x-drm" for s in config.lut_scales])
+
+
+def _config_of(base, system: str, bits: int, act: str):
+    """(GPUSpec, Deployment) of one system label."""
+    if system == "fp16":
+        return base, gpu.Deployment()
+    if system == "dequant":
+        return base, gpu.Deployment(kernel="dequant", weight_bits=bits, activation=act)
+    scale = int(system.split("-")[1][:-1])
+    spec = gpu.with_lut_tensor_core(base, scale, act)
+    if system.endswith("drm"):
+        spec = gpu.with_double_registers(spec)
+    return spec, gpu.Deployment(kernel="lut_tensor_core", weight_bits=bits, activation=act)
+
+
+def sweep_inputs(config: Config):
+    """(configs [(GPUSpec, Deployment)] ordered gpu x weight_bits x system, LLMShapes,
+    Workload) of the whole sweep, for ``lutcore.gpu.latency_sweep``."""
+    configs = [_config_of(gpu.GPUS[g], system, bits, config.activation)
+               for g in config.gpus for bits in config.weight_bits for system in systems(config)]
+    work = gpu.workload(np.asarray(config.batches), np.asarray(config.sequences))
+    return configs, [gpu.LLMS[m] for m in config.models], work
+
+
+def run(config: Config) -> xr.Dataset:
+    names = systems(config)
+    seconds = np.asarray(gpu.latency_sweep(*sweep_inputs(config)))
+    shape = (len(config.gpus), len(config.weight_bits), len(names), len(config.models),
+             len(config.batches))
+    latency = seconds.reshape(shape).transpose(0, 3, 4, 2, 1) * 1e3  # gpu model work sys bits
+    baseline = latency[:, :, :, names.index("fp16"), :][:, :, :, None, :]
+    workloads = [f"BS{b} SEQ{s}" for b, s in zip(config.batches, config.sequences)]
+    dims = ("gpu", "model", "workload", "system", "weight_bits")
+    # Area: the LUT arrays of every scale (weights of the narrowest width) vs the FP16 MAC
+    # tensor cores of each GPU; the array area hardly depends on the weight width.
+    lut = sm_arrays("lut_tensor_core", config.activation, f"int{min(config.weight_bits)}",
+                    [gpu.with_lut_tensor_core(gpu.GPUS[config.gpus[0]], s).lut_macs(1)
+                     for s in config.lut_scales])
+    mac = sm_arrays("mac", "fp16", "fp16", [gpu.GPUS[g].tensor_macs("fp16") for g in config.gpus])
+    area = np.array([[a["sm_area"] / m["sm_area"] for a in lut] for m in mac])
+    return xr.Dataset(
+        {"latency": (dims, latency, {"units": "ms", "long_name": "one forward pass"}),
+         "speedup": (dims, baseline / latency, {"long_name": "W_FP16 A_FP16 latency / latency"}),
+         "area_fraction": (("gpu", "lut_scale"), area * 100,
+                           {"units": "%", "long_name": "LUT arrays / FP16 MAC tensor cores, "
+                                                       "area per SM (28nm)"})},
+        coords={"gpu": list(config.gpus), "model": list(config.models), "workload": workloads,
+                "system": names, "weight_bits": list(config.weight_bits),
+                "lut_scale": list(config.lut_scales)},
+        attrs={"activation": config.activation,
+               "precompute": "fused", "attention": "flash",
+               "area_weight_bits": min(config.weight_bits),
+               "note": "single GPU, capacity ignored; W_INTb A_" + config.activation.upper()})
+
+
+def plot(ds: xr.Dataset):
+    """Speedup vs LUT array scale, one panel per GPU and workload: color = weight width,
+    solid = registers as on the GPU, dashed = DRM, marker = model; dequantization as a dotted
+    level at the left."""
+    panels = [(g, w) for g in ds.gpu.values for w in ds.workload.values]
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.6), squeeze=False)
+    scales = ds.lut_scale.values
+    colors = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b2")
+    markers = ("o", "s", "^", "D", "v")
+    for ax, (g, w) in zip(axes[0], panels):
+        for bits, color in zip(ds.weight_bits.values, colors):
+            for model, marker in zip(ds.model.values, markers):
+                pick = ds.speedup.sel(gpu=g, workload=w, model=model, weight_bits=bits)
+                for suffix, style in (("", "-"), ("-drm", "--")):
+                    ax.plot(scales, [float(pick.sel(system=f"lut-{s}x{suffix}")) for s in scales],
+                            style, marker=marker, ms=3, color=color, lw=1,
+                            label=f"W_INT{bits} {model}" if not suffix else None)
+                ax.axhline(float(pick.sel(system="dequant")), color=color, ls=":", lw=0.6)
+        ax.axhline(1, color="k", lw=0.6)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(scales, [f"{s}x" for s in scales])
+        ax.set(yscale="log", title=f"{g.upper()} {w}", xlabel="LUT array (dashed: DRM)",
+               ylabel="speedup vs W_FP16 A_FP16")
+        ax.title.set_fontsize(9)
+    axes[0][0].legend(fontsize=5, ncol=1)
+    paper = reference(PAPER, ID, "max_speedup").value
+    fig.suptitle(f"End-to-end speedup (paper: up to {paper}x)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def table(ds: xr.Dataset) -> str:
+    systems_ = [s for s in ds.system.values if s != "fp16"]
+    rows = []
+    for g in ds.gpu.values:
+        for w in ds.workload.values:
+            for model in ds.model.values:
+                for bits in ds.weight_bits.values:
+                    pick = dict(gpu=g, workload=w, model=model, weight_bits=bits)
+                    rows.append([g, w, model, f"W_INT{bits}",
+                                 f"{float(ds.latency.sel(**pick, system='fp16')):.1f}"]
+                                + [f"{float(ds.speedup.sel(**pick, system=s)):.2f}"
+                                   for s in systems_])
+    areas = "; ".join(f"{g} {s}x: {float(ds.area_fraction.sel(gpu=g, lut_scale=s)):.0f} %"
+                      for g in ds.gpu.values for s in ds.lut_scale.values)
+    return (f"Speedup over W_FP16 A_FP16 (latency in ms); activations "
+            f"{ds.attrs['activation'].upper()}, precompute fused, FlashAttention-like attention. "
+            f"LUT array (W_INT{ds.attrs['area_weight_bits']}) area / FP16 tensor-core area "
+            f"per SM: {areas}.\n\n"
+            + markdown_table(["GPU", "workload", "model", "weights", "FP16 (ms)"] + systems_,
+                             rows, right=1 + len(systems_)))
+
+
+def claims(ds: xr.Dataset):
+    module = sys.modules[__name__]
+    lut = [s for s in ds.system.values if s.startswith("lut")]
+    speedup = ds.speedup.sel(system=lut)
+    best = speedup.where(speedup == speedup.max(), drop=True)
+    where = {d: str(best[d].values[0]) for d in best.dims}
+    paper_speedup = reference(PAPER, ID, "max_speedup").value
+    ours = float(speedup.max())
+    paper_area = reference(PAPER, ID, "area_fraction_8x").value
+    top = max(ds.lut_scale.values)
+    fraction = ds.area_fraction.sel(lut_scale=top)
+    by_gpu = ", ".join(f"{g} {float(fraction.sel(gpu=g)):.0f} %" for g in ds.gpu.values)
+    return [
+        paper_claim(module, "max_speedup",
+                    ours=f"{ours:.2f}x ({', '.join(f'{k} {v}' for k, v in where.items())})",
+                    holds=abs(ours / paper_speedup - 1) <= TOLERANCE,
+                    tolerance=f"within {TOLERANCE:.0%}",
+                    deviation=f"{ours / paper_speedup - 1:+.0%}"),
+        paper_claim(module, "area_fraction_8x",
+                    ours=f"{float(fraction.min()):.1f}-{float(fraction.max()):.1f} % "
+                         f"(LUT {top}x = {top} x {gpu.LUT_ARRAY_1X} lookups per tensor core, "
+                         f"A_{ds.attrs['activation'].upper()} tables, "
+                         f"W_INT{ds.attrs['area_weight_bits']}, vs FP16 MAC, 28nm; "
+                         f"by GPU: {by_gpu})",
+                    holds=bool(float(fraction.min()) <= paper_area),
+                    tolerance=f"<= {paper_area} %",
+                    deviation="the paper's 38.3 % is its Table 1 A100-LUT-8X (W_INT2 A_INT8 "
+                              "tables, 8 x the 256-MAC FP16 tensor core) vs the FP16 tensor "
+                              "core; here the array is sized as lutcore.gpu defines 1x "
+                              f"({gpu.LUT_ARRAY_1X} per tensor core) and holds "
+                              f"{ds.attrs['activation'].upper()} tables"),
+    ]
