@@ -22,7 +22,8 @@ def test_model_latency_is_the_hand_sum_of_its_operators():
     launch each; the model = layers x layer + embedding + final norm + LM head."""
     batch, tokens = 2, 8
     rows, spec = batch * tokens, A100
-    bw, flops, launch = spec.dram_bandwidth, spec.cuda_core_flops, spec.launch_overhead
+    # DRAM at the A100's achievable 1.80 TB/s (88.3 % of 2039 GB/s); CUDA cores at peak
+    bw, flops, launch = 1.80e12, spec.cuda_core_flops, spec.launch_overhead
 
     def gemm(m, n, k):
         return float(gpu.gemm_latency(spec, "cublas", m, n, k).seconds) + launch
@@ -92,23 +93,27 @@ def test_precompute_operators_only_for_lut_kernels():
 @pytest.mark.parametrize("spec,deployment", [(A100, gpu.Deployment()),
                                              (LUT, LUT_DEPLOYMENT)])
 def test_no_operator_beats_the_roofline(spec, deployment):
-    """Every operator takes at least its DRAM bytes / bandwidth and its FLOPs / peak."""
+    """Every operator takes at least its DRAM bytes / achievable bandwidth and its FLOPs /
+    achievable peak (dram_efficiency, tensor_efficiency x the datasheet values)."""
     llm = gpu.LLMS["llama2-70b"]
     for batch, tokens in ((1, 1), (16, 1), (1, 512)):
         work = gpu.workload(batch, tokens)
         seconds = gpu.layer_breakdown(spec, llm, deployment, work, launch=0.0)
         for op in gpu.layer_operators(llm, deployment, work, is_lut=deployment.kernel != "cublas"):
             time = float(seconds[op.name])
-            assert time >= float(op.dram_bytes) / spec.dram_bandwidth * (1 - 1e-9)
+            bandwidth = spec.dram_efficiency * spec.dram_bandwidth
+            assert time >= float(op.dram_bytes) / bandwidth * (1 - 1e-9)
             if op.kind == "gemm":
-                peak = gpu.peak_ops(spec, deployment.kernel, weight_bits=deployment.weight_bits)
+                peak = spec.tensor_efficiency * gpu.peak_ops(spec, deployment.kernel,
+                                                             weight_bits=deployment.weight_bits)
                 flop = 2 * float(op.m * op.n * op.k * op.count)
                 weights = float(op.n * op.k * op.count) * deployment.weight_bits / 8
                 assert time >= flop / peak * (1 - 1e-6)
-                assert time >= weights / spec.dram_bandwidth * (1 - 1e-6)
+                assert time >= weights / bandwidth * (1 - 1e-6)
             if op.kind == "attention":
                 flop = 2 * float(op.m * op.n * op.k * op.count)
-                assert time >= flop / spec.tensor_peak("fp16") * (1 - 1e-6)
+                assert time >= flop / (spec.tensor_efficiency * spec.tensor_peak("fp16")) * (
+                    1 - 1e-6)
 
 
 def test_latency_grows_with_batch_and_sequence():

@@ -83,7 +83,8 @@ def run(config: Config) -> xr.Dataset:
          "mac_area": (("activation",), mac_area, {"units": "mm^2 per SM, 28nm"})},
         coords={"activation": list(acts), "weight_bits": list(bits), "scale": list(scales),
                 "bar": list(BARS), "mac_bar": ["ideal", "cublas"]},
-        attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k})
+        attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k,
+               "tensor_efficiency": base.tensor_efficiency})
 
 
 def plot(ds: xr.Dataset):
@@ -165,14 +166,18 @@ def claims(ds: xr.Dataset):
                 deviation=f"area {fraction / paper - 1:+.0%}; our MAC reference is A100's FP16 "
                           "throughput (256 FMA/clk per tensor core), the paper's 1x array "
                           "is 512; bit-serial 1-bit LMMA at 1x has twice the FP16 MAC peak, and "
-                          "the model reaches it, so the speedup is not 'slight'"))
+                          "the model runs both at the same measured fraction of peak "
+                          "(tensor_efficiency), so the speedup is not 'slight'"))
     modeled = ds.lut_ms.sel(bar="modeled")
     gain = modeled / ds.lut_ms.sel(bar="drm")
-    capped = (modeled > ds.lut_ms.sel(bar="ideal") * 1.001)
+    # "ideal" is the datasheet peak; the kernel at best reaches its measured fraction of it
+    achievable = ds.lut_ms.sel(bar="ideal") / ds.attrs["tensor_efficiency"]
+    capped = (modeled > achievable * 1.001)
     helped = int(((gain > 1.001) & capped).sum())
     out.append(paper_claim(
         module, "drm_relieves_registers",
-        ours=f"{int(capped.sum())}/{capped.size} LUT configurations miss their ideal peak; DRM "
+        ours=f"{int(capped.sum())}/{capped.size} LUT configurations miss their achievable peak "
+             f"(ideal / tensor_efficiency {ds.attrs['tensor_efficiency']:.3f}); DRM "
              f"speeds up {helped} of them, by up to {float(gain.max()):.2f}x; never slower: "
              f"{bool((gain >= 0.999).all())}",
         holds=helped > 0 and bool((gain >= 0.999).all()),

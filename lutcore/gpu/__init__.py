@@ -9,7 +9,8 @@ from ._kernels import (ACT_BYTES, BANK_CONFLICT, KERNELS, PRECOMPUTE, GemmLatenc
                        lut_precompute_adds, lut_table_bytes, peak_ops)
 from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
 from ._specs import (A100, GPUS, H100, H200, LUT_ARRAY_1X, LUT_SCALES, RTX3090,
-                     TENSOR_CORES_PER_SM, GPUSpec, cuda_core_flops, dram_bandwidth, gpu_spec,
+                     TENSOR_CORES_PER_SM, GPUSpec, achievable_dram_bandwidth, cuda_core_flops,
+                     dram_bandwidth, gpu_spec,
                      launch_overhead, with_double_registers, with_lut_tensor_core)
 
 __all__ = [
@@ -18,7 +19,8 @@ __all__ = [
     "lut_precompute_adds", "lut_table_bytes", "peak_ops",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
     "A100", "GPUS", "H100", "H200", "LUT_ARRAY_1X", "LUT_SCALES", "RTX3090",
-    "TENSOR_CORES_PER_SM", "GPUSpec", "cuda_core_flops", "dram_bandwidth", "gpu_spec",
+    "TENSOR_CORES_PER_SM", "GPUSpec", "achievable_dram_bandwidth", "cuda_core_flops",
+    "dram_bandwidth", "gpu_spec",
     "launch_overhead", "with_double_registers", "with_lut_tensor_core",
 ]
 

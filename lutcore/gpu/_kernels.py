@@ -17,7 +17,9 @@ Per SM the busiest one runs ceil(tiles / SMs) tiles (wave quantization); its pip
 one tile costs the max of its compute, CUDA-core and shared-memory times. The kernel takes the
 max of that, the L2 time and the DRAM time; the best feasible candidate (registers per thread
 and per SM, shared memory, resident threads) is the kernel's latency, as an autotuner picks.
-No efficiency factor is applied: every rate is the datasheet peak (``_specs``).
+Tensor-core / LUT-array MACs and DRAM run at the spec's measured achievable fractions of the
+datasheet peaks (``tensor_efficiency``, ``dram_efficiency``, sources in ``_specs``); the other
+rates (CUDA cores, shared memory, L2) are datasheet peaks.
 
 Kernels (``KERNELS``):
 - ``cublas``: W and A in one tensor-core format (fp16, bf16, int8, fp8), the cuBLAS/CUTLASS
@@ -180,12 +182,12 @@ class Hardware(NamedTuple):
     int32_lanes: jnp.ndarray
     l2: jnp.ndarray  # bytes
     l2_bandwidth: jnp.ndarray  # bytes / s
-    dram_bandwidth: jnp.ndarray  # bytes / s
+    dram_bandwidth: jnp.ndarray  # bytes / s, achievable (``dram_efficiency`` x peak)
     cuda_core_flops: jnp.ndarray  # FLOP / s
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
     w_bytes: jnp.ndarray  # bytes per weight
     weight_bits: jnp.ndarray
-    macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock
+    macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock, x tensor_efficiency
 
 
 def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, lut_bits: int) -> Hardware:
@@ -196,10 +198,12 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, lut_bits: in
         a_bytes, macs = ACT_BYTES[act], 0.0
     else:
         a_bytes, macs = ACT_BYTES[act], gpu.tensor_macs(act)
+    # The LUT arrays are assumed to reach the same fraction of their peak as the MAC tensor
+    # cores (same SM operand delivery and clock behaviour; no LUT hardware to measure).
     values = (gpu.sms, gpu.clock, gpu.registers, gpu.max_registers_per_thread, gpu.smem,
               gpu.smem_bytes_per_clock, gpu.fp16_lanes, gpu.int32_lanes, gpu.l2,
-              gpu.l2_bandwidth, gpu.dram_bandwidth, gpu.cuda_core_flops, a_bytes,
-              weight_bits / 8, weight_bits, macs)
+              gpu.l2_bandwidth, gpu.achievable_dram_bandwidth, gpu.cuda_core_flops, a_bytes,
+              weight_bits / 8, weight_bits, gpu.tensor_efficiency * macs)
     return Hardware(*(jnp.asarray(v, float) for v in values))
 
 
@@ -326,8 +330,9 @@ def _tile_model(gpu: Hardware, m, n, k, *, kernel: str, separate: bool) -> GemmL
 
 
 def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int = 16) -> float:
-    """Ops per second (2 per MAC) of the unit ``kernel`` multiplies on: the tensor cores of
-    ``act``, the LUT arrays for ``weight_bits``, or the FP16 CUDA cores (``lut_gemm``)."""
+    """Datasheet peak ops per second (2 per MAC) of the unit ``kernel`` multiplies on: the
+    tensor cores of ``act``, the LUT arrays for ``weight_bits``, or the FP16 CUDA cores
+    (``lut_gemm``); no efficiency factor."""
     if kernel == "lut_tensor_core":
         return gpu.lut_peak(weight_bits)
     if kernel == "lut_gemm":

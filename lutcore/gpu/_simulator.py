@@ -20,7 +20,8 @@ Every operator is a pure jnp function of the model shape and workload arrays (ba
 tokens per sequence, attended context), and the GPU enters as a ``Machine`` of arrays, so one
 ``jax.jit`` compilation per operator graph serves every GPU variant, weight width, model and
 workload, and ``latency_sweep`` vmaps over GPU variants. Kernel launch overhead: the spec's
-``launch_overhead`` (its source is cited in ``_specs``).
+``launch_overhead``; DRAM and tensor cores at the spec's achievable fractions of the peaks
+(``dram_efficiency``, ``tensor_efficiency``; sources cited in ``_specs``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import jax.numpy as jnp
 
 from ._kernels import (ACT_BYTES, Hardware, _tile_model, check_kernel, hardware, is_lut_kernel,
                        lut_precompute_adds, lut_table_bytes)
-from ._specs import cuda_core_flops, dram_bandwidth, launch_overhead
+from ._specs import achievable_dram_bandwidth, cuda_core_flops, launch_overhead
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
@@ -265,7 +266,8 @@ class Machine(NamedTuple):
     """What pricing needs of a GPU for one deployment, as arrays (a pytree, so one compiled
     simulator serves every GPU variant and weight width, and ``jax.vmap`` sweeps them): the
     tile-model ``Hardware`` of the projection kernel and of the FP16 kernel (attention, LM
-    head), DRAM bandwidth (B/s), CUDA-core FLOP/s and seconds per kernel launch."""
+    head), achievable DRAM bandwidth (B/s, ``dram_efficiency`` x peak), CUDA-core FLOP/s and
+    seconds per kernel launch."""
 
     projection: Hardware
     fp16: Hardware
@@ -282,8 +284,8 @@ def machine(gpu, deployment: Deployment) -> Machine:
         hardware(gpu, deployment.kernel, deployment.activation, deployment.weight_bits,
                  lut_bits(deployment)),
         hardware(gpu, FP16_KERNEL, "fp16", 16, 16),
-        *(jnp.asarray(v, float) for v in (dram_bandwidth(gpu), cuda_core_flops(gpu),
-                                           launch_overhead(gpu))))
+        *(jnp.asarray(v, float) for v in (achievable_dram_bandwidth(gpu),
+                                           cuda_core_flops(gpu), launch_overhead(gpu))))
 
 
 def _stacked(values, shape):

@@ -14,8 +14,27 @@ S8 Shared memory / L1 return bandwidth 128 B per clock per SM (32 banks x 4 B; N
    bandwidth Jia et al. also measure ("Dissecting the NVIDIA Volta GPU architecture via
    microbenchmarking", 2018, shared memory section).
 
+Achievable fractions of the peaks (E1-E4), public measurements, none of them the LLMCompass
+data ``lut-fig16`` validates against:
+E1 S. Bekman, "Machine Learning Engineering", github.com/stas00/ml-engineering,
+   compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table": best BF16
+   torch.matmul over a brute-force shape search (mamf-finder.py), CUDA 12.1: A100 SXM 267.9 of
+   312 TFLOPS (85.9 %, best shape 6912x16384x2048), H100 SXM 792.1 of 989 TFLOPS (80.1 %,
+   6144x17920x2816).
+E2 NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100"
+   (forums.developer.nvidia.com/t/trouble-to-reach-peak-bandwidth-of-a100/339083): a tuned DRAM
+   read kernel on an A100 80GB SXM reaches 1.80 of 2.039 TB/s, Nsight Compute 88 % of peak
+   (the thread notes the best kernel of a GTC talk also stays near 90 %).
+E3 M. Mirai, "GPU Memory Bandwidth: What Your Profiler Isn't Telling You" (mikamirai.com/blog/
+   gpu-memory-bandwidth, 2026), Nsight Compute on H100 SXM5: coalesced matrix loads 2.8 of
+   3.35 TB/s (84 %).
+E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 (double,
+   268 MB arrays) on a GeForce RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
+
 All values are dense (no 2:4 sparsity). Throughputs are stored per SM per clock so that the
-LUT-array and frequency variants follow from first principles.
+LUT-array and frequency variants follow from first principles. The peaks (``tensor_peak``,
+``lut_peak``, ``dram_bandwidth``) stay the datasheet values; the kernel models run at
+``tensor_efficiency`` / ``dram_efficiency`` of them.
 """
 
 from __future__ import annotations
@@ -54,6 +73,8 @@ class GPUSpec:
     dram_bandwidth: float  # bytes per second
     dram: int  # DRAM capacity, bytes
     launch_overhead: float  # seconds per kernel launch (back-to-back, in a stream)
+    tensor_efficiency: float  # achievable fraction of the tensor-core / LUT-array peak (E1)
+    dram_efficiency: float  # achievable fraction of dram_bandwidth (E2-E4)
     lut_scale: int = 0
     lut_activation: str = ""
     register_scale: int = 1
@@ -70,6 +91,10 @@ class GPUSpec:
                              f"{', '.join(LUT_ACTIVATIONS)}")
         if self.register_scale not in (1, 2):
             raise ValueError(f"register_scale must be 1 or 2, got {self.register_scale!r}")
+        for field in ("tensor_efficiency", "dram_efficiency"):
+            if not 0 < getattr(self, field) <= 1:
+                raise ValueError(f"{self.name}: {field} must be in (0, 1], "
+                                 f"got {getattr(self, field)!r}")
 
     @property
     def clock(self) -> float:
@@ -106,6 +131,11 @@ class GPUSpec:
     def l2_bandwidth(self) -> float:
         return self.l2_bytes_per_clock * self.clock
 
+    @property
+    def achievable_dram_bandwidth(self) -> float:
+        """DRAM bytes per second a streaming kernel reaches: ``dram_efficiency`` x the peak."""
+        return self.dram_efficiency * self.dram_bandwidth
+
 
 KIB, MIB, GIB = 1024, 1024 ** 2, 1024 ** 3
 
@@ -122,7 +152,9 @@ A100 = GPUSpec(
     dram_bandwidth=2039e9, dram=80 * GIB,  # S2
     # ~3 us per launch: CUDA launch latency measured back-to-back on Ampere (Jia et al.-style
     # microbenchmarks report 2-5 us; NVIDIA CUDA Best Practices: "a few microseconds").
-    launch_overhead=3e-6)
+    launch_overhead=3e-6,
+    tensor_efficiency=267.9 / 312,  # E1: A100 SXM MAMF, 85.9 %
+    dram_efficiency=1.80 / 2.039)  # E2: A100 80GB SXM read kernel, 88.3 %
 
 RTX3090 = GPUSpec(
     name="rtx3090",
@@ -137,7 +169,10 @@ RTX3090 = GPUSpec(
     # on GA100 (S1: 80 slices, 5120 B/clk) gives 3072 B/clk (derived, no datasheet figure).
     l2=6 * MIB, l2_bytes_per_clock=3072,
     dram_bandwidth=936e9, dram=24 * GIB,  # S3: 19.5 Gbps GDDR6X x 384 bit
-    launch_overhead=3e-6)
+    launch_overhead=3e-6,
+    # No RTX 3090 measurement found: assumed the A100's measured fraction (E1; same Ampere
+    # third-generation tensor core) and the GDDR6 RTX 2060's BabelStream triad fraction (E4).
+    tensor_efficiency=267.9 / 312, dram_efficiency=304.1 / 336)
 
 H100 = GPUSpec(
     name="h100",  # H100 SXM5 80GB
@@ -154,8 +189,12 @@ H100 = GPUSpec(
     # bandwidth in the same range as A100's).
     l2=50 * MIB, l2_bytes_per_clock=5120,
     dram_bandwidth=3.35e12, dram=80 * GIB,  # S5
-    launch_overhead=3e-6)
+    launch_overhead=3e-6,
+    tensor_efficiency=792.1 / 989,  # E1: H100 SXM MAMF, 80.1 %
+    dram_efficiency=2.8 / 3.35)  # E3: H100 SXM5 coalesced loads, 83.6 %
 
+# No H200 measurement found: the H100's measured fractions (E1, E3) are kept (same GH100 compute
+# and HBM memory controllers).
 H200 = dataclasses.replace(
     H100, name="h200",  # S6: same GH100 compute, L2 and SM as H100 SXM
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
@@ -187,8 +226,13 @@ def with_double_registers(spec: GPUSpec) -> GPUSpec:
 
 
 def dram_bandwidth(spec: GPUSpec) -> float:
-    """DRAM bytes per second."""
+    """Datasheet peak DRAM bytes per second."""
     return spec.dram_bandwidth
+
+
+def achievable_dram_bandwidth(spec: GPUSpec) -> float:
+    """DRAM bytes per second the kernel models use: ``dram_efficiency`` x the peak."""
+    return spec.achievable_dram_bandwidth
 
 
 def cuda_core_flops(spec: GPUSpec) -> float:
