@@ -175,3 +175,28 @@ def test_power_of_two_shapes_and_best_index():
         ppa.power_of_two_shapes(500)
     with pytest.raises(ValueError, match="no feasible"):
         ppa.best_index([1.0, 2.0], feasible=[False, False])
+
+
+def test_buildable_limits_lut_tables_only():
+    k = np.array([4, 8, 16])
+    assert ppa.buildable("lut_tensor_core", k).tolist() == [True, True, False]
+    assert ppa.buildable("mac", k).tolist() == [True, True, True]
+
+
+@pytest.mark.parametrize("method", ["mac", "lut_tensor_core"])
+def test_best_arrays_is_the_brute_force_minimum_of_area_times_power(method):
+    sizes = (64, 512)
+    best = ppa.best_arrays(method, "fp16", "int2", sizes, node="28nm", freq_ghz=1.41)
+    for size, found in zip(sizes, best):
+        # one shape at a time, the slow way
+        scored = []
+        for m, n, k in ppa.power_of_two_shapes(size):
+            if not ppa.buildable(method, k):
+                continue
+            x = ppa.metrics(ppa.tensor_core(method, "fp16", "int2", m, n, k), node="28nm",
+                            freq_ghz=1.41)
+            scored.append((float(x.area) * float(x.power), (int(m), int(n), int(k)), x))
+        _, shape, x = min(scored, key=lambda t: t[0])
+        assert found.shape == shape
+        assert found.metrics["area"] == pytest.approx(float(x.area), rel=1e-12)
+        assert found.metrics["density"] == pytest.approx(float(x.density), rel=1e-12)

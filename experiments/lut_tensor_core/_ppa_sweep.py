@@ -31,8 +31,7 @@ def label(method: str, act: str, weight: str) -> str:
 def sweep(designs: list[tuple[str, str, str]], shapes) -> xr.Dataset:
     """designs: [(method, act, weight)]; shapes: [S, 3] (M, N, K). Dataset over (design, shape).
 
-    Shapes a method cannot build are NaN: LUT tables beyond 2^8 entries (K > 8 for the 2^K
-    tables, K > 9 symmetric) are left out, as the paper's DSE does not reach them."""
+    Shapes a method cannot build (``lutcore.ppa.buildable``: LUT tables with K > 8) are NaN."""
     shapes = np.asarray(shapes, dtype=np.int64).reshape(-1, 3)
     fields = ("area", "power", "delay", "throughput", "density", "efficiency")
     out = {f: np.full((len(designs), len(shapes)), np.nan) for f in fields}
@@ -40,7 +39,7 @@ def sweep(designs: list[tuple[str, str, str]], shapes) -> xr.Dataset:
     for d, (method, act, weight) in enumerate(designs):
         cost = ppa.tensor_core(method, act, weight, shapes[:, 0], shapes[:, 1], shapes[:, 2])
         values = ppa.metrics(cost, node=NODE, freq_ghz=FREQ_GHZ)
-        buildable = shapes[:, 2] <= 8 if method in ppa.LUT_METHODS else np.ones(len(shapes), bool)
+        buildable = ppa.buildable(method, shapes[:, 2])
         for f in fields:
             out[f][d] = np.where(buildable, np.asarray(getattr(values, f)), np.nan)
         scale = np.asarray(values.area) / np.asarray(cost.area)  # um^2 at 45nm -> mm^2

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 import lutcore.gpu as gpu
 import lutcore.ppa as ppa
 
@@ -19,28 +17,11 @@ NODE, CLOCK_GHZ = "28nm", 1.41  # Table 1 footnote: normalized to 28nm at 1.41 G
 
 @functools.lru_cache(maxsize=None)
 def array_metrics(method: str, act: str, weight: str, sizes: tuple[int, ...]) -> tuple:
-    """For each array size M N K in ``sizes``, its best-shape array: a dict {'shape', 'area'
-    mm^2, 'power' mW, 'delay', 'throughput', 'density', 'efficiency'} (ppa.metrics units) at
-    28nm / 1.41 GHz. One ppa evaluation prices every size's shapes together."""
-    per_size = []
-    for size in sizes:
-        shapes = ppa.power_of_two_shapes(int(size))
-        if method in ppa.LUT_METHODS:
-            shapes = shapes[shapes[:, 2] <= 8]  # tables beyond 2^8 entries are not built
-        per_size.append(shapes)
-    everything = np.concatenate(per_size)
-    cost = ppa.tensor_core(method, act, weight, everything[:, 0], everything[:, 1],
-                           everything[:, 2])
-    values = {f: np.asarray(v) for f, v in
-              ppa.metrics(cost, node=NODE, freq_ghz=CLOCK_GHZ)._asdict().items()}
-    out, start = [], 0
-    for shapes in per_size:
-        rows = slice(start, start + len(shapes))
-        start += len(shapes)
-        best = ppa.best_index(values["area"][rows] * values["power"][rows])
-        out.append({"shape": tuple(int(x) for x in shapes[best]),
-                    **{f: float(v[rows][best]) for f, v in values.items()}})
-    return tuple(out)
+    """For each array size M N K in ``sizes``, its best-shape array (``lutcore.ppa.best_arrays``):
+    a dict {'shape', 'area' mm^2, 'power' mW, 'delay', 'throughput', 'density', 'efficiency'}
+    (ppa.metrics units) at 28nm / 1.41 GHz."""
+    best = ppa.best_arrays(method, act, weight, sizes, node=NODE, freq_ghz=CLOCK_GHZ)
+    return tuple({"shape": b.shape, **b.metrics} for b in best)
 
 
 def sm_arrays(method: str, act: str, weight: str, macs_per_sm) -> list[dict]:

@@ -8,27 +8,30 @@ efficiency) at 28nm / 1 GHz. The blocks (``ripple_adder``, ``fp_adder``, ...) co
 sample of these units and synthesizes it against a liberty of the same cells.
 """
 
-from ._arrays import (ACTIVATIONS, ACTIVITY, LUT_METHODS, METHODS, OPERANDS, PARTS,
-                      ArrayPPA, Metrics, Operand, metrics, operand, tensor_core)
+from ._arrays import (ACTIVATIONS, ACTIVITY, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
+                      OPERANDS, PARTS, ArrayPPA, Datapath, LutVariant, Metrics, Operand, UnitSpec,
+                      metrics, operand, tensor_core)
 from ._blocks import (Cost, adder_tree, array_multiplier, barrel_shifter, broadcast, clog2,
                       conditional_negate, fp_adder, fp_multiplier, gates, incrementer, int_to_fp,
                       leading_zero_count, mux_tree, parallel, register, ripple_adder, series,
                       times)
 from ._cells import CELLS, GE_AREA, LIBRARY, Cell
-from ._dse import best_index, power_of_two_shapes
+from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,
+                   power_of_two_shapes)
 from ._fpu import (FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES, NodeScale, Precisions,
                    SdotpLaneSpec, cast_unit, exfma_cascade, exfma_precisions, exfma_unit,
                    exsdotp_precisions, exsdotp_simd, exsdotp_unit, fpu, fpu_groups, kge,
                    leakage_nw, node_scale, noncomp_unit, op_energy, sdotp_lanes, super_format)
 
 __all__ = [
-    "ACTIVATIONS", "ACTIVITY", "LUT_METHODS", "METHODS", "OPERANDS", "PARTS",
-    "ArrayPPA", "Metrics", "Operand", "metrics", "operand", "tensor_core",
+    "ACTIVATIONS", "ACTIVITY", "BUILDERS", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "OPERANDS",
+    "PARTS", "ArrayPPA", "Datapath", "LutVariant", "Metrics", "Operand", "UnitSpec", "metrics",
+    "operand", "tensor_core",
     "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
     "conditional_negate", "fp_adder", "fp_multiplier", "gates", "incrementer", "int_to_fp",
     "leading_zero_count", "mux_tree", "parallel", "register", "ripple_adder", "series", "times",
     "CELLS", "GE_AREA", "LIBRARY", "Cell",
-    "best_index", "power_of_two_shapes",
+    "MAX_TABLE_K", "BestArray", "best_arrays", "best_index", "buildable", "power_of_two_shapes",
     "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES", "NodeScale", "Precisions",
     "SdotpLaneSpec", "cast_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",
     "exsdotp_precisions", "exsdotp_simd", "exsdotp_unit", "fpu", "fpu_groups", "kge",

@@ -30,6 +30,7 @@ the slowest register-to-register path, setup.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
@@ -67,9 +68,6 @@ OPERANDS = {
     **{f"int{b}": Operand(f"int{b}", b) for b in (1, 2, 3, 4, 5, 6, 7, 8, 16, 32)},
 }
 ACTIVATIONS = ("fp16", "fp8", "int8", "int16")
-METHODS = ("mac", "add", "lut_conventional", "unpu", "unpu_reinterpret",
-           "unpu_offline_negation", "lut_tensor_core")
-LUT_METHODS = METHODS[2:]
 PARTS = ("registers", "broadcast", "dequantize", "multiply", "precompute", "tables", "lookup",
          "adder_tree", "accumulate")
 
@@ -130,6 +128,140 @@ def _precompute(act: Operand, k, symmetric: bool) -> Cost:
     return Cost(pre.cells, clog2(k) * adder.delay)
 
 
+class UnitSpec(NamedTuple):
+    """What every builder is given: the operand formats and the array shape (float arrays of
+    one broadcast shape, a design space)."""
+
+    act: Operand
+    weight: Operand
+    m: jnp.ndarray
+    n: jnp.ndarray
+    k: jnp.ndarray
+
+
+class Datapath(NamedTuple):
+    """What a builder returns: its parts ({part: Cost}, the rest of ``PARTS`` is empty), its
+    register-to-register paths (combinational; the slowest counts), multiply-adds x 2 per cycle,
+    and whether the activations are registered in the array."""
+
+    parts: dict
+    paths: tuple
+    ops_per_cycle: jnp.ndarray
+    act_registers: bool = True
+
+
+def _accumulate(spec: UnitSpec, bit_serial: bool) -> Cost:
+    """Per output: the bit-plane shift of a bit-serial method, then the accumulating adder."""
+    _, entry_bits = _entry(spec.act, spec.k)
+    shift = _plane_shift(spec.act, entry_bits, spec.weight.bits) if bit_serial else NOTHING
+    return series(shift, _accumulator(spec.act))
+
+
+def _mac(spec: UnitSpec) -> Datapath:
+    """Dequantize the weights to the activation format (one converter per weight, shared by the
+    M rows), multiply, adder tree, accumulate. One K-dot per output per cycle."""
+    a, w, m, n, k = spec
+    if a.is_float and not w.is_float:
+        dequant = int_to_fp(w.bits, a.exp_bits, a.significand)
+    else:
+        dequant = NOTHING  # INT: sign extension is wiring; FP weights need none
+    mult = (fp_multiplier(a.exp_bits, a.significand) if a.is_float
+            else array_multiplier(a.bits, a.bits))
+    tree_adder = fp_adder(8, 24) if a.is_float else ripple_adder(2 * a.bits + clog2(k))
+    units = m * n
+    parts = {"dequantize": times(dequant, k * n),
+             "multiply": times(mult, units * k),
+             "adder_tree": times(adder_tree(k, tree_adder), units),
+             "broadcast": parallel(broadcast(m * k * a.bits, n),
+                                   broadcast(k * n * a.bits, m)),  # dequantized weights
+             "accumulate": times(_accumulate(spec, bit_serial=False), units)}
+    path = series(dequant, parts["broadcast"], mult, adder_tree(k, tree_adder),
+                  _accumulate(spec, bit_serial=False))
+    return Datapath(parts, (path,), 2 * units * k)
+
+
+def _add(spec: UnitSpec) -> Datapath:
+    """Bit-serial ADD (Stripes, Judd et al. MICRO 2016): one weight bit-plane per cycle, the
+    activations gated by their weight bit, an adder tree, MSB-plane negation, shift, accumulate."""
+    a, w, m, n, k = spec
+    entry_adder, entry_bits = _entry(a, k)
+    units = m * n
+    gating = gates(AND2=k * a.bits, delay=_cells.DELAY["AND2"])
+    sign = conditional_negate(entry_bits)  # MSB plane
+    tree = adder_tree(k, entry_adder)
+    accumulate = _accumulate(spec, bit_serial=True)
+    parts = {"lookup": times(series(gating, sign), units),
+             "adder_tree": times(tree, units),
+             "broadcast": parallel(broadcast(m * k * a.bits, n), broadcast(k * n, m)),
+             "accumulate": times(accumulate, units)}
+    path = series(parts["broadcast"], gating, tree, sign, accumulate)
+    return Datapath(parts, (path,), 2 * units * k / w.bits)
+
+
+class LutVariant(NamedTuple):
+    """How a LUT method differs from the others (LUT Tensor Core §2.3, §3.1, Table 2)."""
+
+    symmetric: bool  # 2^(K-1) entries ({0,1} read as {-1,1}, §3.1.2) instead of 2^K
+    table_per_unit: bool  # each unit builds its own table; else one per row, broadcast to N
+    index_invert: bool  # each lookup inverts its index by the top bit (Eq. 5), not offline
+    hardware_precompute: bool  # tables built by adders in the array; else loaded (§3.1.1)
+
+
+LUT_VARIANTS = {
+    "lut_conventional": LutVariant(symmetric=False, table_per_unit=True, index_invert=False,
+                                   hardware_precompute=True),
+    "unpu": LutVariant(symmetric=False, table_per_unit=False, index_invert=False,
+                       hardware_precompute=True),
+    "unpu_reinterpret": LutVariant(symmetric=True, table_per_unit=False, index_invert=True,
+                                   hardware_precompute=True),
+    "unpu_offline_negation": LutVariant(symmetric=True, table_per_unit=False,
+                                        index_invert=False, hardware_precompute=True),
+    "lut_tensor_core": LutVariant(symmetric=True, table_per_unit=False, index_invert=False,
+                                  hardware_precompute=False),
+}
+
+
+def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
+    """Tables of K-activation sums held in registers over the W bit-planes; each unit looks up
+    one bit-plane per cycle (a mux on the K-bit weight index), negates, shifts and accumulates."""
+    a, w, m, n, k = spec
+    _, entry_bits = _entry(a, k)
+    units = m * n
+    entries = 2.0 ** (k - 1) if variant.symmetric else 2.0 ** k
+    index_invert = (gates(XOR2=k - 1, delay=_cells.DELAY["XOR2"]) if variant.index_invert
+                    else NOTHING)
+    sign = conditional_negate(entry_bits)  # MSB plane, or the sign of a symmetric lookup
+    lookup = series(index_invert, mux_tree(entries, entry_bits), sign)
+    weight_bcast = broadcast(k * n, m)  # one bit-plane (the K-bit index) per column
+    if variant.table_per_unit:  # a table per unit, built from its activations
+        tables, table_fanout = units, 1.0
+        bcast = parallel(broadcast(m * k * a.bits, n), weight_bcast)
+    else:  # a table per row, broadcast to the N columns
+        tables, table_fanout = m, n
+        bcast = parallel(broadcast(m * entries * entry_bits, n), weight_bcast)
+    table_bits = tables * entries * entry_bits  # Eq. 7 per table
+    accumulate = _accumulate(spec, bit_serial=True)
+    parts = {"lookup": times(lookup, units), "broadcast": bcast,
+             "tables": series(register(table_bits),  # held over the W bit-planes:
+                              gates(MUX2=table_bits)),  # a load enable per bit
+             "accumulate": times(accumulate, units)}
+    paths = [series(parallel(broadcast(m * entries * entry_bits, table_fanout), weight_bcast),
+                    lookup, accumulate)]
+    if variant.hardware_precompute:
+        pre = _precompute(a, k, variant.symmetric)
+        parts["precompute"] = times(pre, tables)
+        paths.append(series(broadcast(m * k * a.bits, n), pre))
+    return Datapath(parts, tuple(paths), 2 * units * k / w.bits,
+                    act_registers=variant.hardware_precompute)
+
+
+# One builder per method (Accelergy's table of interchangeable estimators), in report order.
+BUILDERS = {"mac": _mac, "add": _add,
+            **{name: functools.partial(_lut, variant) for name, variant in LUT_VARIANTS.items()}}
+METHODS = tuple(BUILDERS)
+LUT_METHODS = tuple(LUT_VARIANTS)
+
+
 def tensor_core(method: str, act: str, weight: str, m, n, k, *,
                 operand_registers: bool = True) -> ArrayPPA:
     """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
@@ -138,7 +270,7 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
     and weight registers (a unit fed from ports, as the synthesized RTL is). Pure:
     ``jax.jit(tensor_core, static_argnums=(0, 1, 2))`` compiles one method/format for large
     sweeps (``benchmarks/bench_ppa.py``)."""
-    if method not in METHODS:
+    if method not in BUILDERS:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
     a, w = operand(act), operand(weight)
     if act not in ACTIVATIONS:
@@ -147,78 +279,22 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
     if method != "mac" and w.is_float:
         raise ValueError(f"{method} needs integer weights (int1..int8), got {weight!r}")
     m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
-    units, w_bits = m * n, w.bits
-    entry_adder, entry_bits = _entry(a, k)
-    accumulate = series(_plane_shift(a, entry_bits, w_bits) if method != "mac" else NOTHING,
-                        _accumulator(a))
-    regs = {"act": m * k * a.bits, "weight": k * n * w_bits, "acc": units * 32.0}
+    built = BUILDERS[method](UnitSpec(a, w, m, n, k))
+    regs = {"act": m * k * a.bits if built.act_registers else 0.0,
+            "weight": k * n * w.bits, "acc": m * n * 32.0}
     if not operand_registers:
         regs["act"] = regs["weight"] = 0.0
-    parts = dict.fromkeys(PARTS, NOTHING)
-    extra_paths = []
-
-    if method == "mac":
-        if a.is_float and not w.is_float:
-            dequant = int_to_fp(w_bits, a.exp_bits, a.significand)
-        else:
-            dequant = NOTHING  # INT: sign extension is wiring; FP weights need none
-        parts["dequantize"] = times(dequant, k * n)
-        mult = (fp_multiplier(a.exp_bits, a.significand) if a.is_float
-                else array_multiplier(a.bits, a.bits))
-        tree_adder = fp_adder(8, 24) if a.is_float else ripple_adder(2 * a.bits + clog2(k))
-        parts["multiply"] = times(mult, units * k)
-        parts["adder_tree"] = times(adder_tree(k, tree_adder), units)
-        parts["broadcast"] = parallel(broadcast(m * k * a.bits, n),
-                                      broadcast(k * n * a.bits, m))  # dequantized weights
-        path = series(dequant, parts["broadcast"], mult, adder_tree(k, tree_adder), accumulate)
-        ops = 2 * units * k
-    else:
-        ops = 2 * units * k / w_bits
-        sign = conditional_negate(entry_bits)  # MSB plane, or the sign of a symmetric lookup
-        weight_bcast = broadcast(k * n, m)  # one bit-plane (the K-bit index) per column
-        if method == "add":
-            gating = gates(AND2=k * a.bits, delay=_cells.DELAY["AND2"])
-            tree = adder_tree(k, entry_adder)
-            parts["lookup"] = times(series(gating, sign), units)
-            parts["adder_tree"] = times(tree, units)
-            parts["broadcast"] = parallel(broadcast(m * k * a.bits, n), weight_bcast)
-            path = series(parts["broadcast"], gating, tree, sign, accumulate)
-        else:
-            symmetric = method not in ("lut_conventional", "unpu")
-            entries = 2.0 ** (k - 1) if symmetric else 2.0 ** k
-            index_invert = (gates(XOR2=k - 1, delay=_cells.DELAY["XOR2"])
-                            if method == "unpu_reinterpret" else NOTHING)
-            lookup = series(index_invert, mux_tree(entries, entry_bits), sign)
-            parts["lookup"] = times(lookup, units)
-            if method == "lut_conventional":  # a table per unit, built from its activations
-                tables, table_fanout = units, 1.0
-                parts["broadcast"] = parallel(broadcast(m * k * a.bits, n), weight_bcast)
-            else:  # a table per row, broadcast to the N columns
-                tables, table_fanout = m, n
-                parts["broadcast"] = parallel(broadcast(m * entries * entry_bits, n),
-                                              weight_bcast)
-            table_bits = tables * entries * entry_bits  # Eq. 7 per table
-            parts["tables"] = series(register(table_bits),  # held over the W bit-planes:
-                                     gates(MUX2=table_bits))  # a load enable per bit
-            if method == "lut_tensor_core":
-                regs["act"] = 0.0  # tables arrive precomputed (software, fused)
-            else:
-                pre = _precompute(a, k, symmetric)
-                parts["precompute"] = times(pre, tables)
-                extra_paths.append(series(broadcast(m * k * a.bits, n), pre))
-            path = series(parallel(broadcast(m * entries * entry_bits, table_fanout),
-                                   weight_bcast), lookup, accumulate)
-    parts["accumulate"] = times(accumulate, units)
+    parts = {part: built.parts.get(part, NOTHING) for part in PARTS}
     parts["registers"] = register(sum(regs.values()))
     total = series(*parts.values())
     comb = total.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
     dff = total.cells[..., _cells.INDEX["DFF"]]
     energy = ACTIVITY * comb @ jnp.asarray(_cells.ENERGY) + dff * _cells.CELLS[
         _cells.INDEX["DFF"]].energy
-    delay = parallel(path, *extra_paths).delay + _cells.DFF_CLK_TO_Q + _cells.DFF_SETUP
+    delay = parallel(*built.paths).delay + _cells.DFF_CLK_TO_Q + _cells.DFF_SETUP
     return ArrayPPA(parts=parts, area=total.area(), dynamic_energy=energy,
                     leakage=total.cells @ jnp.asarray(_cells.LEAKAGE), delay=delay,
-                    ops_per_cycle=ops * jnp.ones_like(total.delay))
+                    ops_per_cycle=built.ops_per_cycle * jnp.ones_like(total.delay))
 
 
 class Metrics(NamedTuple):

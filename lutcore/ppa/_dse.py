@@ -1,8 +1,17 @@
-"""Design-space exploration over tensor-core shapes (LUT Tensor Core §4.2.2, Fig. 14)."""
+"""Design-space exploration over tensor-core shapes (LUT Tensor Core §4.2.2, Fig. 14): which
+shapes a method can build, and the best shape of each array size."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+from ._arrays import LUT_METHODS, metrics, tensor_core
+
+# LUT tables stop at K = 8 (2^8 entries, 2^7 symmetric): the paper's K sweep (Fig. 11) and shape
+# DSE (Fig. 14) do not go beyond, and K = 4 is its choice.
+MAX_TABLE_K = 8
 
 
 def power_of_two_shapes(total: int, *, k_max: int | None = None) -> np.ndarray:
@@ -18,6 +27,13 @@ def power_of_two_shapes(total: int, *, k_max: int | None = None) -> np.ndarray:
     return np.array(shapes, dtype=np.int64)
 
 
+def buildable(method: str, k) -> np.ndarray:
+    """Whether ``method`` builds arrays of inner dimension ``k`` (elementwise): LUT methods only
+    up to ``MAX_TABLE_K``."""
+    k = np.asarray(k)
+    return k <= MAX_TABLE_K if method in LUT_METHODS else np.ones(k.shape, bool)
+
+
 def best_index(objective, feasible=None) -> int:
     """Index of the smallest objective (e.g. area x power) among the feasible points; ties go to
     the first (shapes are listed in a fixed order)."""
@@ -27,3 +43,30 @@ def best_index(objective, feasible=None) -> int:
     if not np.isfinite(values).any():
         raise ValueError("no feasible design point")
     return int(np.argmin(values))
+
+
+class BestArray(NamedTuple):
+    """The best shape of one array size and its figures of merit (``Metrics`` fields, floats)."""
+
+    shape: tuple[int, int, int]
+    metrics: dict
+
+
+def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm",
+                freq_ghz: float = 1.0, **options) -> tuple[BestArray, ...]:
+    """For each array size M * N * K in ``sizes``, the buildable power-of-two shape with the least
+    area x power (the paper's DSE criterion, Fig. 14), at ``node`` and ``freq_ghz``; ``options``
+    go to ``tensor_core``. One evaluation prices every size's shapes together."""
+    per_size = [s[buildable(method, s[:, 2])] for s in map(power_of_two_shapes, map(int, sizes))]
+    everything = np.concatenate(per_size)
+    cost = tensor_core(method, act, weight, *everything.T, **options)
+    values = {f: np.asarray(v) for f, v in
+              metrics(cost, node=node, freq_ghz=freq_ghz)._asdict().items()}
+    out, start = [], 0
+    for shapes in per_size:
+        rows = slice(start, start + len(shapes))
+        start += len(shapes)
+        best = best_index(values["area"][rows] * values["power"][rows])
+        out.append(BestArray(shape=tuple(int(x) for x in shapes[best]),
+                             metrics={f: float(v[rows][best]) for f, v in values.items()}))
+    return tuple(out)
