@@ -11,7 +11,7 @@ sample of these units and synthesizes it against a liberty of the same cells.
 from ._arrays import (ACTIVATIONS, ACTIVITY, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
                       OPERANDS, PARTS, ArrayPPA, Datapath, LutVariant, Metrics, Operand, UnitSpec,
                       metrics, operand, tensor_core)
-from ._blocks import (Cost, adder_tree, array_multiplier, barrel_shifter, broadcast, clog2,
+from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter, broadcast, clog2,
                       conditional_negate, fp_adder, fp_multiplier, gates, incrementer, int_to_fp,
                       leading_zero_count, mux_tree, parallel, register, ripple_adder, series,
                       times)
@@ -27,7 +27,7 @@ __all__ = [
     "ACTIVATIONS", "ACTIVITY", "BUILDERS", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "OPERANDS",
     "PARTS", "ArrayPPA", "Datapath", "LutVariant", "Metrics", "Operand", "UnitSpec", "metrics",
     "operand", "tensor_core",
-    "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
+    "TEXTBOOK", "Blocks", "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
     "conditional_negate", "fp_adder", "fp_multiplier", "gates", "incrementer", "int_to_fp",
     "leading_zero_count", "mux_tree", "parallel", "register", "ripple_adder", "series", "times",
     "CELLS", "GE_AREA", "LIBRARY", "Cell",

@@ -36,9 +36,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 
 from . import _cells
-from ._blocks import (NOTHING, Cost, adder_tree, array_multiplier, barrel_shifter, broadcast,
-                      clog2, conditional_negate, fp_adder, fp_multiplier, gates, int_to_fp,
-                      mux_tree, parallel, register, ripple_adder, series, times)
+from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, series, times
 
 ACTIVITY = 0.5  # toggle probability of a combinational output per cycle (random data)
 
@@ -93,50 +91,54 @@ class ArrayPPA(NamedTuple):
     ops_per_cycle: jnp.ndarray
 
 
-def _entry(act: Operand, k):
-    """(adder, bits) of a K-term signed sum of activations: a table entry or an adder-tree node.
-    FP activations: sums stay in the activation format (FP adders); INT: widened by log2 K."""
-    if act.is_float:
-        return fp_adder(act.exp_bits, act.significand), jnp.asarray(float(act.bits))
-    bits = act.bits + clog2(k)
-    return ripple_adder(bits), bits
-
-
-def _accumulator(act: Operand) -> Cost:
-    """The accumulating adder: FP32 for FP activations, INT32 for integers (its register is
-    among the array's registers)."""
-    return fp_adder(8, 24) if act.is_float else ripple_adder(32)
-
-
-def _plane_shift(act: Operand, entry_bits, w_bits: int) -> Cost:
-    """Weight the bit-plane p result by 2^p before accumulating: an exponent add (FP) or a
-    barrel shift (INT); nothing for 1-bit weights."""
-    if w_bits == 1:
-        return NOTHING
-    if act.is_float:
-        return ripple_adder(act.exp_bits)
-    return barrel_shifter(entry_bits + w_bits - 1, w_bits - 1)
-
-
-def _precompute(act: Operand, k, symmetric: bool) -> Cost:
-    """Hardware table precompute from K activations: each entry one add from an earlier entry
-    (2^K - K - 1 adders for the full table; K - 1 for the first symmetric entry, then one
-    add/sub of 2 a_i per further entry); log2 K adders deep."""
-    adder, _ = _entry(act, k)
-    count = (k - 1 + 2.0 ** (k - 1) - 1) if symmetric else (2.0 ** k - k - 1)
-    pre = times(adder, count)
-    return Cost(pre.cells, clog2(k) * adder.delay)
-
-
 class UnitSpec(NamedTuple):
-    """What every builder is given: the operand formats and the array shape (float arrays of
-    one broadcast shape, a design space)."""
+    """What every builder is given: the operand formats, the array shape (float arrays of one
+    broadcast shape, a design space) and the blocks to build from."""
 
     act: Operand
     weight: Operand
     m: jnp.ndarray
     n: jnp.ndarray
     k: jnp.ndarray
+    blocks: Blocks = TEXTBOOK
+
+
+def _entry(spec: UnitSpec):
+    """(adder, bits) of a K-term signed sum of activations: a table entry or an adder-tree node.
+    FP activations: sums stay in the activation format (FP adders); INT: widened by log2 K."""
+    act, b = spec.act, spec.blocks
+    if act.is_float:
+        return b.fp_adder(act.exp_bits, act.significand), jnp.asarray(float(act.bits))
+    bits = act.bits + clog2(spec.k)
+    return b.adder(bits), bits
+
+
+def _accumulator(spec: UnitSpec) -> Cost:
+    """The accumulating adder: FP32 for FP activations, INT32 for integers (its register is
+    among the array's registers)."""
+    return spec.blocks.fp_adder(8, 24) if spec.act.is_float else spec.blocks.adder(32)
+
+
+def _plane_shift(spec: UnitSpec, entry_bits) -> Cost:
+    """Weight the bit-plane p result by 2^p before accumulating: an exponent add (FP) or a
+    barrel shift (INT); nothing for 1-bit weights."""
+    act, w_bits = spec.act, spec.weight.bits
+    if w_bits == 1:
+        return NOTHING
+    if act.is_float:
+        return spec.blocks.adder(act.exp_bits)
+    return spec.blocks.barrel_shifter(entry_bits + w_bits - 1, w_bits - 1)
+
+
+def _precompute(spec: UnitSpec, symmetric: bool) -> Cost:
+    """Hardware table precompute from K activations: each entry one add from an earlier entry
+    (2^K - K - 1 adders for the full table; K - 1 for the first symmetric entry, then one
+    add/sub of 2 a_i per further entry); log2 K adders deep."""
+    adder, _ = _entry(spec)
+    k = spec.k
+    count = (k - 1 + 2.0 ** (k - 1) - 1) if symmetric else (2.0 ** k - k - 1)
+    pre = times(adder, count)
+    return Cost(pre.cells, clog2(k) * adder.delay)
 
 
 class Datapath(NamedTuple):
@@ -152,30 +154,30 @@ class Datapath(NamedTuple):
 
 def _accumulate(spec: UnitSpec, bit_serial: bool) -> Cost:
     """Per output: the bit-plane shift of a bit-serial method, then the accumulating adder."""
-    _, entry_bits = _entry(spec.act, spec.k)
-    shift = _plane_shift(spec.act, entry_bits, spec.weight.bits) if bit_serial else NOTHING
-    return series(shift, _accumulator(spec.act))
+    _, entry_bits = _entry(spec)
+    shift = _plane_shift(spec, entry_bits) if bit_serial else NOTHING
+    return series(shift, _accumulator(spec))
 
 
 def _mac(spec: UnitSpec) -> Datapath:
     """Dequantize the weights to the activation format (one converter per weight, shared by the
     M rows), multiply, adder tree, accumulate. One K-dot per output per cycle."""
-    a, w, m, n, k = spec
+    a, w, m, n, k, b = spec
     if a.is_float and not w.is_float:
-        dequant = int_to_fp(w.bits, a.exp_bits, a.significand)
+        dequant = b.int_to_fp(w.bits, a.exp_bits, a.significand)
     else:
         dequant = NOTHING  # INT: sign extension is wiring; FP weights need none
-    mult = (fp_multiplier(a.exp_bits, a.significand) if a.is_float
-            else array_multiplier(a.bits, a.bits))
-    tree_adder = fp_adder(8, 24) if a.is_float else ripple_adder(2 * a.bits + clog2(k))
+    mult = (b.fp_multiplier(a.exp_bits, a.significand) if a.is_float
+            else b.multiplier(a.bits, a.bits))
+    tree_adder = b.fp_adder(8, 24) if a.is_float else b.adder(2 * a.bits + clog2(k))
     units = m * n
     parts = {"dequantize": times(dequant, k * n),
              "multiply": times(mult, units * k),
-             "adder_tree": times(adder_tree(k, tree_adder), units),
-             "broadcast": parallel(broadcast(m * k * a.bits, n),
-                                   broadcast(k * n * a.bits, m)),  # dequantized weights
+             "adder_tree": times(b.adder_tree(k, tree_adder), units),
+             "broadcast": parallel(b.broadcast(m * k * a.bits, n),
+                                   b.broadcast(k * n * a.bits, m)),  # dequantized weights
              "accumulate": times(_accumulate(spec, bit_serial=False), units)}
-    path = series(dequant, parts["broadcast"], mult, adder_tree(k, tree_adder),
+    path = series(dequant, parts["broadcast"], mult, b.adder_tree(k, tree_adder),
                   _accumulate(spec, bit_serial=False))
     return Datapath(parts, (path,), 2 * units * k)
 
@@ -183,16 +185,16 @@ def _mac(spec: UnitSpec) -> Datapath:
 def _add(spec: UnitSpec) -> Datapath:
     """Bit-serial ADD (Stripes, Judd et al. MICRO 2016): one weight bit-plane per cycle, the
     activations gated by their weight bit, an adder tree, MSB-plane negation, shift, accumulate."""
-    a, w, m, n, k = spec
-    entry_adder, entry_bits = _entry(a, k)
+    a, w, m, n, k, b = spec
+    entry_adder, entry_bits = _entry(spec)
     units = m * n
-    gating = gates(AND2=k * a.bits, delay=_cells.DELAY["AND2"])
-    sign = conditional_negate(entry_bits)  # MSB plane
-    tree = adder_tree(k, entry_adder)
+    gating = b.gates(AND2=k * a.bits, delay=b.cell_delay("AND2"))
+    sign = b.conditional_negate(entry_bits)  # MSB plane
+    tree = b.adder_tree(k, entry_adder)
     accumulate = _accumulate(spec, bit_serial=True)
     parts = {"lookup": times(series(gating, sign), units),
              "adder_tree": times(tree, units),
-             "broadcast": parallel(broadcast(m * k * a.bits, n), broadcast(k * n, m)),
+             "broadcast": parallel(b.broadcast(m * k * a.bits, n), b.broadcast(k * n, m)),
              "accumulate": times(accumulate, units)}
     path = series(parts["broadcast"], gating, tree, sign, accumulate)
     return Datapath(parts, (path,), 2 * units * k / w.bits)
@@ -224,33 +226,33 @@ LUT_VARIANTS = {
 def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
     """Tables of K-activation sums held in registers over the W bit-planes; each unit looks up
     one bit-plane per cycle (a mux on the K-bit weight index), negates, shifts and accumulates."""
-    a, w, m, n, k = spec
-    _, entry_bits = _entry(a, k)
+    a, w, m, n, k, b = spec
+    _, entry_bits = _entry(spec)
     units = m * n
     entries = 2.0 ** (k - 1) if variant.symmetric else 2.0 ** k
-    index_invert = (gates(XOR2=k - 1, delay=_cells.DELAY["XOR2"]) if variant.index_invert
+    index_invert = (b.gates(XOR2=k - 1, delay=b.cell_delay("XOR2")) if variant.index_invert
                     else NOTHING)
-    sign = conditional_negate(entry_bits)  # MSB plane, or the sign of a symmetric lookup
-    lookup = series(index_invert, mux_tree(entries, entry_bits), sign)
-    weight_bcast = broadcast(k * n, m)  # one bit-plane (the K-bit index) per column
+    sign = b.conditional_negate(entry_bits)  # MSB plane, or the sign of a symmetric lookup
+    lookup = series(index_invert, b.mux_tree(entries, entry_bits), sign)
+    weight_bcast = b.broadcast(k * n, m)  # one bit-plane (the K-bit index) per column
     if variant.table_per_unit:  # a table per unit, built from its activations
         tables, table_fanout = units, 1.0
-        bcast = parallel(broadcast(m * k * a.bits, n), weight_bcast)
+        bcast = parallel(b.broadcast(m * k * a.bits, n), weight_bcast)
     else:  # a table per row, broadcast to the N columns
         tables, table_fanout = m, n
-        bcast = parallel(broadcast(m * entries * entry_bits, n), weight_bcast)
+        bcast = parallel(b.broadcast(m * entries * entry_bits, n), weight_bcast)
     table_bits = tables * entries * entry_bits  # Eq. 7 per table
     accumulate = _accumulate(spec, bit_serial=True)
     parts = {"lookup": times(lookup, units), "broadcast": bcast,
-             "tables": series(register(table_bits),  # held over the W bit-planes:
-                              gates(MUX2=table_bits)),  # a load enable per bit
+             "tables": series(b.register(table_bits),  # held over the W bit-planes:
+                              b.gates(MUX2=table_bits)),  # a load enable per bit
              "accumulate": times(accumulate, units)}
-    paths = [series(parallel(broadcast(m * entries * entry_bits, table_fanout), weight_bcast),
+    paths = [series(parallel(b.broadcast(m * entries * entry_bits, table_fanout), weight_bcast),
                     lookup, accumulate)]
     if variant.hardware_precompute:
-        pre = _precompute(a, k, variant.symmetric)
+        pre = _precompute(spec, variant.symmetric)
         parts["precompute"] = times(pre, tables)
-        paths.append(series(broadcast(m * k * a.bits, n), pre))
+        paths.append(series(b.broadcast(m * k * a.bits, n), pre))
     return Datapath(parts, tuple(paths), 2 * units * k / w.bits,
                     act_registers=variant.hardware_precompute)
 
@@ -279,13 +281,14 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
     if method != "mac" and w.is_float:
         raise ValueError(f"{method} needs integer weights (int1..int8), got {weight!r}")
     m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
-    built = BUILDERS[method](UnitSpec(a, w, m, n, k))
+    spec = UnitSpec(a, w, m, n, k)
+    built = BUILDERS[method](spec)
     regs = {"act": m * k * a.bits if built.act_registers else 0.0,
             "weight": k * n * w.bits, "acc": m * n * 32.0}
     if not operand_registers:
         regs["act"] = regs["weight"] = 0.0
     parts = {part: built.parts.get(part, NOTHING) for part in PARTS}
-    parts["registers"] = register(sum(regs.values()))
+    parts["registers"] = spec.blocks.register(sum(regs.values()))
     total = series(*parts.values())
     comb = total.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
     dff = total.cells[..., _cells.INDEX["DFF"]]

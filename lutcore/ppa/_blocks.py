@@ -12,7 +12,7 @@ for by hand: ripple-carry adders (an n-bit adder is n full adders), carry-save a
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import jax.numpy as jnp
 
@@ -186,3 +186,36 @@ def int_to_fp(bits, e, p) -> Cost:
     return series(conditional_negate(bits), incrementer(bits), leading_zero_count(bits),
                   barrel_shifter(bits, bits), ripple_adder(e),
                   Cost(rounding.cells * rounds[..., None], rounding.delay * rounds))
+
+
+# ---------------------------------------------------------------------------------------------
+# The block set a unit is built from
+
+
+class Blocks(NamedTuple):
+    """The blocks a tensor-core builder composes, as pure functions bound to one cell library
+    and one choice of architectures: a builder calls ``spec.blocks.adder(bits)``, never an
+    architecture by name, so a faster adder or another library is a different ``Blocks``."""
+
+    gates: Callable[..., Cost]
+    cell_delay: Callable[[str], float]  # ps of one cell, e.g. cell_delay("AND2")
+    adder: Callable[..., Cost]  # (bits) integer adder
+    incrementer: Callable[..., Cost]
+    conditional_negate: Callable[..., Cost]
+    multiplier: Callable[..., Cost]  # (n_bits, m_bits) unsigned integer multiplier
+    mux_tree: Callable[..., Cost]
+    barrel_shifter: Callable[..., Cost]
+    register: Callable[..., Cost]
+    broadcast: Callable[..., Cost]
+    adder_tree: Callable[..., Cost]
+    fp_adder: Callable[..., Cost]
+    fp_multiplier: Callable[..., Cost]
+    int_to_fp: Callable[..., Cost]
+
+
+# Today's architectures on the NanGate45 table: ripple-carry adders, Braun array multipliers.
+TEXTBOOK = Blocks(gates=gates, cell_delay=DELAY.__getitem__, adder=ripple_adder,
+                  incrementer=incrementer, conditional_negate=conditional_negate,
+                  multiplier=array_multiplier, mux_tree=mux_tree, barrel_shifter=barrel_shifter,
+                  register=register, broadcast=broadcast, adder_tree=adder_tree,
+                  fp_adder=fp_adder, fp_multiplier=fp_multiplier, int_to_fp=int_to_fp)
