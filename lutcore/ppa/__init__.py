@@ -11,10 +11,10 @@ sample of these units and synthesizes it against a liberty of the same cells.
 from ._arrays import (ACTIVATIONS, ACTIVITY, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
                       OPERANDS, PARTS, ArrayPPA, Datapath, LutVariant, Metrics, Operand, UnitSpec,
                       metrics, operand, tensor_core)
-from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter, broadcast, clog2,
-                      conditional_negate, fp_adder, fp_multiplier, gates, incrementer, int_to_fp,
-                      leading_zero_count, mux_tree, parallel, register, ripple_adder, series,
-                      times)
+from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter,
+                      broadcast, clog2, conditional_negate, fp_adder, fp_multiplier, gates,
+                      incrementer, int_to_fp, leading_zero_count, mux_tree, parallel, register,
+                      ripple_adder, series, times)
 from ._cells import CELLS, GE_AREA, LIBRARY, Cell
 from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,
                    power_of_two_shapes)
