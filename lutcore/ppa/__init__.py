@@ -15,7 +15,8 @@ from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barr
                       broadcast, clog2, conditional_negate, fp_adder, fp_multiplier, gates,
                       incrementer, int_to_fp, leading_zero_count, mux_tree, parallel, register,
                       ripple_adder, series, times)
-from ._cells import CELLS, GE_AREA, LIBRARY, Cell
+from ._cells import CELLS, GE_AREA, LIBRARY, Cell, CellLibrary
+from ._libraries import LIBRARIES, LIBRARY_NAMES, library
 from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,
                    power_of_two_shapes)
 from ._fpu import (FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES, NodeScale, Precisions,
@@ -30,7 +31,7 @@ __all__ = [
     "TEXTBOOK", "Blocks", "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
     "conditional_negate", "fp_adder", "fp_multiplier", "gates", "incrementer", "int_to_fp",
     "leading_zero_count", "mux_tree", "parallel", "register", "ripple_adder", "series", "times",
-    "CELLS", "GE_AREA", "LIBRARY", "Cell",
+    "CELLS", "GE_AREA", "LIBRARY", "Cell", "CellLibrary", "LIBRARIES", "LIBRARY_NAMES", "library",
     "MAX_TABLE_K", "BestArray", "best_arrays", "best_index", "buildable", "power_of_two_shapes",
     "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES", "NodeScale", "Precisions",
     "SdotpLaneSpec", "cast_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",
