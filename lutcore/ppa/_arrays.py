@@ -290,7 +290,7 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
     parts = {part: built.parts.get(part, NOTHING) for part in PARTS}
     parts["registers"] = spec.blocks.register(sum(regs.values()))
     total = series(*parts.values())
-    comb = total.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
+    comb = jnp.asarray(total.cells).at[..., _cells.INDEX["DFF"]].set(0.0)
     dff = total.cells[..., _cells.INDEX["DFF"]]
     energy = ACTIVITY * comb @ jnp.asarray(_cells.ENERGY) + dff * _cells.CELLS[
         _cells.INDEX["DFF"]].energy

@@ -19,11 +19,20 @@ from __future__ import annotations
 import functools
 from typing import Callable, NamedTuple
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
-from ._cells import NAMES, NANGATE45, CellLibrary
+from ._cells import INDEX, NAMES, NANGATE45, CellLibrary
 
 BROADCAST_FANOUT = 4  # loads one X1 buffer drives at the table point's load (two inputs + wire)
+
+
+def xp(*values):
+    """The array namespace for these values: numpy when all are concrete (eager pricing is
+    dominated by jax's per-operation dispatch, about 100x numpy's), jax.numpy when any is
+    traced (under jit or vmap). Cost fields are numpy or jax arrays accordingly."""
+    return jnp if any(isinstance(v, jax.core.Tracer) for v in values) else np
 
 
 class Cost(NamedTuple):
@@ -42,10 +51,22 @@ def gates(delay=0.0, **counts) -> Cost:
     unknown = set(counts) - set(NAMES)
     if unknown:
         raise ValueError(f"unknown cells {sorted(unknown)}; allowed values: {', '.join(NAMES)}")
+    if xp(delay, *counts.values()) is np:
+        return _concrete_gates(delay, counts)
     values = [jnp.asarray(counts.get(name, 0.0), dtype=float) for name in NAMES]
     shape = jnp.broadcast_shapes(jnp.shape(delay), *(v.shape for v in values))
     cells = jnp.stack([jnp.broadcast_to(v, shape) for v in values], axis=-1)
     return Cost(cells, jnp.broadcast_to(jnp.asarray(delay, dtype=float), shape))
+
+
+def _concrete_gates(delay, counts: dict) -> Cost:
+    arrays = {name: np.asarray(v, dtype=float) for name, v in counts.items()}
+    delay = np.asarray(delay, dtype=float)
+    shape = np.broadcast_shapes(delay.shape, *(a.shape for a in arrays.values()))
+    cells = np.zeros((*shape, len(NAMES)))
+    for name, a in arrays.items():
+        cells[..., INDEX[name]] = a
+    return Cost(cells, np.array(np.broadcast_to(delay, shape)))
 
 
 NOTHING = gates()
@@ -60,20 +81,22 @@ def parallel(*parts: Cost) -> Cost:
     """Blocks side by side: cells add, the slowest path counts."""
     delay = parts[0].delay
     for p in parts[1:]:
-        delay = jnp.maximum(delay, p.delay)
+        delay = xp(delay, p.delay).maximum(delay, p.delay)
     return Cost(sum(p.cells for p in parts), delay)
 
 
 def times(part: Cost, n) -> Cost:
     """``n`` copies of ``part`` side by side (n may be an array)."""
-    n = jnp.asarray(n, dtype=float)
-    return Cost(part.cells * n[..., None], jnp.broadcast_to(part.delay, jnp.broadcast_shapes(
-        part.delay.shape, n.shape)))
+    ns = xp(part.cells, n)
+    n = ns.asarray(n, dtype=float)
+    return Cost(part.cells * n[..., None], ns.broadcast_to(part.delay, np.broadcast_shapes(
+        np.shape(part.delay), n.shape)))
 
 
 def clog2(x):
     """ceil(log2(x)) for x >= 1, elementwise (0 for x = 1)."""
-    return jnp.ceil(jnp.log2(jnp.maximum(jnp.asarray(x, dtype=float), 1.0)) - 1e-9)
+    ns = xp(x)
+    return ns.ceil(ns.log2(ns.maximum(ns.asarray(x, dtype=float), 1.0)) - 1e-9)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,14 +105,14 @@ def clog2(x):
 
 def ripple_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit ripple-carry adder with carry-in: one FA per bit; carry chain then the last sum."""
-    bits = jnp.asarray(bits, dtype=float)
+    bits = xp(bits).asarray(bits, dtype=float)
     return gates(FA=bits, delay=(bits - 1) * library.fa_carry_delay + library.fa_sum_delay)
 
 
 def ripple_partial_adder(width, overlap, library: CellLibrary = NANGATE45) -> Cost:
     """width-bit ripple adder whose second operand has bits on only ``overlap`` positions (an
     aligned addend; the other positions propagate a carry): FA there, HA elsewhere."""
-    width = jnp.asarray(width, dtype=float)
+    width = xp(width).asarray(width, dtype=float)
     carry_only = width - overlap
     return gates(FA=overlap, HA=carry_only,
                  delay=overlap * library.fa_carry_delay + carry_only * library.ha_carry_delay
@@ -98,7 +121,7 @@ def ripple_partial_adder(width, overlap, library: CellLibrary = NANGATE45) -> Co
 
 def incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1 (rounding): one HA per bit, a carry chain."""
-    bits = jnp.asarray(bits, dtype=float)
+    bits = xp(bits).asarray(bits, dtype=float)
     return gates(HA=bits, delay=(bits - 1) * library.ha_carry_delay + library.delay["HA"])
 
 
@@ -110,23 +133,24 @@ def conditional_negate(bits, library: CellLibrary = NANGATE45) -> Cost:
 def array_multiplier(n_bits, m_bits, library: CellLibrary = NANGATE45) -> Cost:
     """n x m carry-save array multiplier (Braun): n*m AND2 partial products, m-1 rows of n
     adders (the first of each row a HA), the last row rippling the carries."""
-    n = jnp.asarray(n_bits, dtype=float)
-    m = jnp.asarray(m_bits, dtype=float)
-    rows = jnp.maximum(m - 1, 0)
-    delay = library.delay["AND2"] + rows * library.fa_sum_delay + jnp.where(
+    ns = xp(n_bits, m_bits)
+    n = ns.asarray(n_bits, dtype=float)
+    m = ns.asarray(m_bits, dtype=float)
+    rows = ns.maximum(m - 1, 0)
+    delay = library.delay["AND2"] + rows * library.fa_sum_delay + ns.where(
         rows > 0, (n - 1) * library.fa_carry_delay, 0.0)
     return gates(AND2=n * m, FA=rows * (n - 1), HA=rows, delay=delay)
 
 
 def mux_tree(inputs, bits, library: CellLibrary = NANGATE45) -> Cost:
     """inputs:1 multiplexer of bits-bit words: a binary tree of MUX2."""
-    inputs = jnp.asarray(inputs, dtype=float)
+    inputs = xp(inputs).asarray(inputs, dtype=float)
     return gates(MUX2=(inputs - 1) * bits, delay=clog2(inputs) * library.delay["MUX2"])
 
 
 def barrel_shifter(bits, max_shift, library: CellLibrary = NANGATE45) -> Cost:
     """Shift bits-bit word by 0..max_shift: one MUX2 level per shift-amount bit."""
-    levels = clog2(jnp.asarray(max_shift, dtype=float) + 1)
+    levels = clog2(xp(max_shift).asarray(max_shift, dtype=float) + 1)
     return gates(MUX2=bits * levels, delay=levels * library.delay["MUX2"])
 
 
@@ -138,7 +162,7 @@ def leading_zero_count(bits, library: CellLibrary = NANGATE45) -> Cost:
     count bits (its top bit is the left half's flag, free). Summed over the L = clog2(bits)
     levels with bits / 2^l nodes each: bits (1 - (L + 1) / 2^L) MUX2, bits (1/2 - 1/2^L) AND2.
     """
-    bits = jnp.asarray(bits, dtype=float)
+    bits = xp(bits).asarray(bits, dtype=float)
     levels = clog2(bits)
     return gates(NOR2=bits / 2, INV=bits / 2, AND2=bits * (0.5 - 2.0 ** -levels),
                  MUX2=bits * (1 - (levels + 1) * 2.0 ** -levels),
@@ -152,15 +176,16 @@ def register(bits) -> Cost:
 
 def broadcast(signals, fanout, library: CellLibrary = NANGATE45) -> Cost:
     """Drive ``signals`` nets to ``fanout`` loads each: a buffer tree of fan-out 4 per buffer."""
-    fanout = jnp.asarray(fanout, dtype=float)
-    buffers = jnp.ceil((fanout - 1) / (BROADCAST_FANOUT - 1))
-    levels = jnp.ceil(jnp.log(jnp.maximum(fanout, 1.0)) / jnp.log(BROADCAST_FANOUT) - 1e-9)
+    ns = xp(fanout)
+    fanout = ns.asarray(fanout, dtype=float)
+    buffers = ns.ceil((fanout - 1) / (BROADCAST_FANOUT - 1))
+    levels = ns.ceil(ns.log(ns.maximum(fanout, 1.0)) / ns.log(BROADCAST_FANOUT) - 1e-9)
     return gates(BUF=signals * buffers, delay=levels * library.delay["BUF"])
 
 
 def adder_tree(terms, adder: Cost) -> Cost:
     """Sum ``terms`` operands with terms - 1 copies of ``adder`` in log2(terms) levels."""
-    terms = jnp.asarray(terms, dtype=float)
+    terms = xp(terms).asarray(terms, dtype=float)
     tree = times(adder, terms - 1)
     return Cost(tree.cells, clog2(terms) * adder.delay)
 
@@ -198,7 +223,8 @@ def int_to_fp(bits, e, p, blocks: Blocks | None = None) -> Cost:
     """Dequantization converter, signed bits-bit integer to FP(e, p): absolute value, leading-
     zero count, normalizing shift, exponent from the count, rounding when bits > p."""
     b = blocks or TEXTBOOK
-    rounds = jnp.where(jnp.asarray(bits) > p, 1.0, 0.0)
+    ns = xp(bits)
+    rounds = ns.where(ns.asarray(bits) > p, 1.0, 0.0)
     rounding = b.incrementer(p)
     return series(b.conditional_negate(bits), b.incrementer(bits), b.leading_zero_count(bits),
                   b.barrel_shifter(bits, bits), b.adder(e),

@@ -29,7 +29,7 @@ from lutcore.numerics import FORMATS, FPFormat, as_format
 
 from . import _cells
 from ._arrays import ACTIVITY
-from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times
+from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
 from ._cells import NANGATE45, CellLibrary
 
 Formats = str | FPFormat | Sequence[str | FPFormat]
@@ -73,13 +73,15 @@ def super_format(formats: Formats) -> tuple[int, int]:
 
 def _or_tree(bits, b: Blocks = TEXTBOOK) -> Cost:
     """OR of ``bits`` signals (a sticky bit, a nonzero test): bits - 1 OR2 in log2(bits) levels."""
-    bits = jnp.asarray(bits, dtype=float)
-    return b.gates(OR2=jnp.maximum(bits - 1, 0), delay=clog2(bits) * b.cell_delay("OR2"))
+    ns = xp(bits)
+    bits = ns.asarray(bits, dtype=float)
+    return b.gates(OR2=ns.maximum(bits - 1, 0), delay=clog2(bits) * b.cell_delay("OR2"))
 
 
 def _and_tree(bits, b: Blocks = TEXTBOOK) -> Cost:
-    bits = jnp.asarray(bits, dtype=float)
-    return b.gates(AND2=jnp.maximum(bits - 1, 0), delay=clog2(bits) * b.cell_delay("AND2"))
+    ns = xp(bits)
+    bits = ns.asarray(bits, dtype=float)
+    return b.gates(AND2=ns.maximum(bits - 1, 0), delay=clog2(bits) * b.cell_delay("AND2"))
 
 
 def _align_shifter(in_bits: int, window: int, b: Blocks = TEXTBOOK) -> Cost:
@@ -123,7 +125,7 @@ def _add_signed(bits, overlap, b: Blocks = TEXTBOOK) -> Cost:
     (effective_subtraction && !carry) ? -sum_raw : sum_raw``): conditional inversion of the
     addend, full adders where both operands have bits and half adders (carry propagation)
     elsewhere, with a carry-out bit; conditional negation of the result."""
-    bits = jnp.asarray(bits, dtype=float)
+    bits = xp(bits).asarray(bits, dtype=float)
     adder = b.partial_adder(bits + 1, overlap)
     return series(b.conditional_negate(bits), adder, b.conditional_negate(bits),
                   b.incrementer(bits))
@@ -381,7 +383,7 @@ def fpu(blocks: Blocks | None = None) -> Cost:
 def _switching_energy(cost: Cost) -> jnp.ndarray:
     """fJ per evaluation at 45nm: ACTIVITY of every combinational output toggles; flip-flops
     are charged separately (they are clocked once per operation they hold)."""
-    comb = cost.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
+    comb = jnp.asarray(cost.cells).at[..., _cells.INDEX["DFF"]].set(0.0)
     return ACTIVITY * comb @ jnp.asarray(_cells.ENERGY)
 
 
