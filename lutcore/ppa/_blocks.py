@@ -66,7 +66,8 @@ def _concrete_gates(delay, counts: dict) -> Cost:
     cells = np.zeros((*shape, len(NAMES)))
     for name, a in arrays.items():
         cells[..., INDEX[name]] = a
-    return Cost(cells, np.array(np.broadcast_to(delay, shape)))
+    cells.flags.writeable = False  # Costs are shared (memoized blocks): values, never buffers
+    return Cost(cells, np.broadcast_to(delay, shape))
 
 
 NOTHING = gates()
@@ -261,11 +262,23 @@ class Blocks(NamedTuple):
     architecture: str = "ripple+array"  # adder+multiplier
 
 
+def _memo(block: Callable[..., Cost]) -> Callable[..., Cost]:
+    """``block`` remembering its Cost per tuple of Python-number sizes (an FP adder is built
+    several times per unit and grade); array sizes are priced every time."""
+    cached = functools.lru_cache(maxsize=None)(block)
+
+    def memo(*sizes):
+        if all(isinstance(x, (int, float)) for x in sizes):
+            return cached(*sizes)
+        return block(*sizes)
+    return memo
+
+
 def bind_fp(blocks: Blocks) -> Blocks:
     """``blocks`` with its FP blocks built from its own adders, shifters and multipliers."""
-    return blocks._replace(fp_adder=functools.partial(fp_adder, blocks=blocks),
-                           fp_multiplier=functools.partial(fp_multiplier, blocks=blocks),
-                           int_to_fp=functools.partial(int_to_fp, blocks=blocks))
+    return blocks._replace(fp_adder=_memo(functools.partial(fp_adder, blocks=blocks)),
+                           fp_multiplier=_memo(functools.partial(fp_multiplier, blocks=blocks)),
+                           int_to_fp=_memo(functools.partial(int_to_fp, blocks=blocks)))
 
 
 # Today's architectures on the NanGate45 table: ripple-carry adders, Braun array multipliers.

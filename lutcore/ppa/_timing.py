@@ -33,7 +33,7 @@ import jax.numpy as jnp
 from . import _archs
 from ._blocks import (Blocks, Cost, adder_tree, array_multiplier, barrel_shifter, bind_fp,
                       broadcast, conditional_negate, gates, incrementer, leading_zero_count,
-                      mux_tree, register, ripple_adder, ripple_partial_adder)
+                      mux_tree, register, ripple_adder, ripple_partial_adder, xp)
 from ._cells import CellLibrary
 from ._libraries import library as _library
 
@@ -94,10 +94,12 @@ def _multiplier(name: str, adder: Callable, lib: CellLibrary) -> Callable[..., C
     return lambda n_bits, m_bits: _archs.booth_dadda_multiplier(n_bits, m_bits, adder, lib)
 
 
+@functools.lru_cache(maxsize=None)
 def blocks(library: str | CellLibrary = "nangate45", adder: str = "ripple",
            multiplier: str = "array") -> Blocks:
     """The blocks of ``library`` with ``adder`` (``ADDERS``) and ``multiplier``
-    (``MULTIPLIERS``) architectures; a Booth multiplier's final adder is ``adder``."""
+    (``MULTIPLIERS``) architectures; a Booth multiplier's final adder is ``adder``. One object
+    per arguments (so its FP blocks' memory lasts)."""
     lib = _library(library)
     _check("adder", adder, ADDERS)
     _check("multiplier", multiplier, MULTIPLIERS)
@@ -161,26 +163,52 @@ def every_grade(build: Callable[[Blocks], object], library: str | CellLibrary = 
     """``build`` under every grade: its pytree with a leading axis of len(GRADES)."""
     lib = _library(library)
     built = [build(blocks(lib, g.adder, g.multiplier)) for g in GRADES]
-    return jax.tree_util.tree_map(lambda *xs: jnp.stack(jnp.broadcast_arrays(*xs)), *built)
+    return jax.tree_util.tree_map(lambda *xs: xp(*xs).stack(xp(*xs).broadcast_arrays(*xs)),
+                                  *built)
 
 
 def choose_grade(area, delay, period):
     """Per design point ([G, ...] areas and delays): the least-area grade with delay <= period
     (ties: the first), else the fastest (ties: the least area); and whether it meets."""
-    area, delay = jnp.asarray(area), jnp.asarray(delay)
+    ns = xp(area, delay)
+    area, delay = ns.asarray(area), ns.asarray(delay)
     meets = delay <= period
-    cheapest = jnp.argmin(jnp.where(meets, area, jnp.inf), axis=0)
-    fastest = jnp.argmin(delay + 1e-9 * area / (1 + jnp.max(area)), axis=0)
-    any_meets = jnp.any(meets, axis=0)
-    return jnp.where(any_meets, cheapest, fastest), any_meets
+    cheapest = ns.argmin(ns.where(meets, area, ns.inf), axis=0)
+    fastest = ns.argmin(delay + 1e-9 * area / (1 + ns.max(area)), axis=0)
+    any_meets = ns.any(meets, axis=0)
+    return ns.where(any_meets, cheapest, fastest), any_meets
+
+
+def choose_pipelined(area, delay, loop, cut_area, period, overhead):
+    """Per design point, over [G, ...] grades (``tensor_core``'s closure): the least-area grade
+    whose register-to-register ``delay`` fits ``period``; where none does, the least-area grade
+    and stage count whose path, cut into equal stages (each cut adding ``cut_area`` of
+    flip-flops, each stage ``overhead`` of clock-to-Q and setup), fits, among grades whose
+    accumulator ``loop`` fits (a loop cannot be cut); where no loop fits, the grade of fastest
+    loop, cut to its loop, flagged. Returns (grade, stages, meets) of shape [...]."""
+    ns = xp(area, delay, loop, cut_area)
+    area, delay, loop = (ns.asarray(x) for x in (area, delay, loop))
+    plain = delay <= period
+    stages = ns.ceil((delay - overhead) / max(period - overhead, 1e-9) - 1e-9)
+    stages = ns.where(plain, 1.0, ns.maximum(stages, 2.0))
+    cuttable = loop <= period
+    cost = ns.where(ns.any(plain, axis=0), ns.where(plain, area, ns.inf),
+                    ns.where(cuttable, area + (stages - 1) * cut_area, ns.inf))
+    meets = ns.any(plain | cuttable, axis=0)
+    tiny = 1e-9 * area / (1 + ns.max(area))  # ties: the least area
+    grade = ns.where(meets, ns.argmin(cost, axis=0), ns.argmin(loop + tiny, axis=0))
+    at = functools.partial(lambda x, g: ns.take_along_axis(x, g[None], axis=0)[0], g=grade)
+    to_loop = ns.ceil((at(delay) - overhead) / (at(loop) - overhead) - 1e-9)
+    return grade, ns.where(meets, at(stages), ns.maximum(to_loop, 1.0)), meets
 
 
 def take_grade(tree, grade):
     """Every leaf [G, *batch, *rest] of ``tree`` at ``grade`` [*batch]."""
     def take(leaf):
-        index = grade.reshape(grade.shape + (1,) * (leaf.ndim - 1 - grade.ndim))
-        index = jnp.broadcast_to(index, (1, *leaf.shape[1:]))
-        return jnp.take_along_axis(leaf, index, axis=0)[0]
+        ns = xp(leaf, grade)
+        index = ns.reshape(grade, grade.shape + (1,) * (leaf.ndim - 1 - grade.ndim))
+        index = ns.broadcast_to(index, (1, *leaf.shape[1:]))
+        return ns.take_along_axis(leaf, index, axis=0)[0]
     return jax.tree_util.tree_map(take, tree)
 
 
