@@ -27,7 +27,7 @@ import jax.numpy as jnp
 
 from lutcore.numerics import FORMATS, FPFormat, as_format
 
-from . import _cells
+from . import _cells, _timing
 from ._arrays import ACTIVITY
 from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
 from ._cells import NANGATE45, CellLibrary
@@ -249,6 +249,40 @@ def exfma_cascade(src: Formats, dst: Formats, blocks: Blocks | None = None) -> C
     return series(unit, unit)
 
 
+# MiniFloat-NN Sec. IV: the units synthesized standalone, unpipelined, in GF 12nm at the
+# worst-case corner (0.72 V, 125 C): the ExSdotp unit at 333 MHz, each ExFMA at 667 MHz (so the
+# cascade of two keeps the ExSdotp's rate).
+SYNTHESIS_CLOCK_GHZ = {"exsdotp": 0.333, "exfma": 0.667}
+SYNTHESIS_NODE_NM = 12.0
+CLOSED_UNITS = ("exsdotp", "exfma", "exfma_cascade")
+
+
+def synthesis_period_ps(unit: str, library: str | CellLibrary = "nangate45") -> float:
+    """The period ``unit`` ("exsdotp", "exfma"; the cascade's ExFMAs: "exfma") was synthesized
+    at, in ps of ``library`` (``_timing.period_ps``: worst case to typical, 12nm to 28nm, to
+    the library)."""
+    if unit not in SYNTHESIS_CLOCK_GHZ:
+        raise ValueError(f"unknown unit {unit!r}; allowed values: "
+                         f"{', '.join(SYNTHESIS_CLOCK_GHZ)}")
+    return _timing.period_ps(SYNTHESIS_CLOCK_GHZ[unit], library, node_nm=SYNTHESIS_NODE_NM,
+                             worst_case=True)
+
+
+def closed_unit(unit: str, src: Formats, dst: Formats, library: str | CellLibrary = "nangate45",
+                vsum: bool = False) -> _timing.Closure:
+    """``unit`` ("exsdotp", "exfma", "exfma_cascade") closed at the paper's synthesis clock with
+    the cheapest speed grade (``_timing.close``); the cascade is two ExFMAs each closed at 667
+    MHz, in series. ``vsum``: the ExSdotp with its Vsum operand paths."""
+    if unit not in CLOSED_UNITS:
+        raise ValueError(f"unknown unit {unit!r}; allowed values: {', '.join(CLOSED_UNITS)}")
+    if unit == "exfma_cascade":
+        one = closed_unit("exfma", src, dst, library)
+        return one._replace(value=series(one.value, one.value))
+    build = {"exsdotp": lambda b: exsdotp_unit(src, dst, vsum=vsum, blocks=b),
+             "exfma": lambda b: exfma_unit(src, dst, blocks=b)}[unit]
+    return _timing.close(build, synthesis_period_ps(unit, library), library)
+
+
 # ---------------------------------------------------------------------------------------------
 # The FPU: operation groups, lanes, pipeline registers
 
@@ -418,9 +452,9 @@ def op_energy(group: str, src: Formats, dst: Formats | None = None, lanes: int =
     return float(lanes * (_switching_energy(unit) + registers))
 
 
-def leakage_nw(cost: Cost) -> jnp.ndarray:
-    """nW at 45nm, 1.1 V: the cells' leakage."""
-    return cost.cells @ jnp.asarray(_cells.LEAKAGE)
+def leakage_nw(cost: Cost, library: CellLibrary = NANGATE45) -> jnp.ndarray:
+    """nW in ``library`` (NanGate45: 45nm, 1.1 V): the cells' leakage."""
+    return cost.cells @ jnp.asarray(library.leakage)
 
 
 class NodeScale(NamedTuple):

@@ -146,6 +146,15 @@ def period_ps(freq_ghz: float, library: str | CellLibrary = "nangate45", *,
     return period * (PAPER_NODE_NM / node_nm) / lib.to_28nm.delay
 
 
+def node_delay_ps(delay, library: str | CellLibrary = "nangate45", *,
+                  node_nm: float = PAPER_NODE_NM, worst_case: bool = False):
+    """A ``library`` delay (ps) as ps at ``node_nm`` (and the worst case): ``period_ps``'s
+    mapping inverted, so ``node_delay_ps(period_ps(f, ...), ...) == 1e3 / f``."""
+    lib = _library(library)
+    ps = delay * lib.to_28nm.delay * (node_nm / PAPER_NODE_NM)
+    return ps * WORST_CASE_SLOWDOWN if worst_case else ps
+
+
 # ---------------------------------------------------------------------------------------------
 # Closure
 
