@@ -144,7 +144,7 @@ def test_carry_select_by_hand(lib):
 @pytest.mark.parametrize("network", list(_archs.PREFIX))
 def test_prefix_incrementer_is_an_and_prefix(network):
     for bits in (1, 5, 8, 24):
-        nodes, depth, _ = build_prefix(network, bits)
+        nodes, _, _ = build_prefix(network, bits)
         cost = ppa.prefix_incrementer(bits, network)
         assert counts(cost).get("NAND2", 0) == nodes
         assert counts(cost)["XOR2"] == bits
@@ -179,8 +179,8 @@ def booth_bits(x: int, y: int, n: int, m: int) -> list[tuple[int, int]]:
     its weight and the complement of its sign above its row, the folded sign-extension
     constant's 1-bits (Weste & Harris §11.9.4)."""
     width, rows = n + m, m // 2 + 1
-    yb = lambda i: (y >> i) & 1 if 0 <= i < m else 0  # noqa: E731
-    xb = lambda j: (x >> j) & 1 if 0 <= j < n else 0  # noqa: E731
+    yb = lambda i: (y >> i) & 1 if 0 <= i < m else 0
+    xb = lambda j: (x >> j) & 1 if 0 <= j < n else 0
     bits, constant = [], 0
     for i in range(rows):
         hi, mid, lo = yb(2 * i + 1), yb(2 * i), yb(2 * i - 1)

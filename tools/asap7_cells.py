@@ -97,9 +97,8 @@ def arcs(block: str, slew: float, load: float, scale: float):
             related = re.search(r'related_pin\s*:\s*"?(\w+)', timing).group(1)
             if related in outputs:  # HAxp5's SN is also timed from its own CON output
                 continue
-            tables = dict((k, t) for k in ("cell_rise", "cell_fall", "rise_constraint",
-                                           "fall_constraint")
-                          for _, t in groups(timing, k))
+            tables = {k: t for k in ("cell_rise", "cell_fall", "rise_constraint",
+                                     "fall_constraint") for _, t in groups(timing, k)}
             if "cell_rise" in tables:
                 value = (lookup(tables["cell_rise"], slew, load)
                          + lookup(tables["cell_fall"], slew, load)) / 2

@@ -12,7 +12,7 @@ binds them to a library and architectures; ``close`` prices a unit at a period.
 sample of these units and synthesizes it against a liberty of the same cells.
 """
 
-from ._arrays import (ACTIVATIONS, ACTIVITY, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
+from ._arrays import (ACTIVATIONS, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
                       OPERANDS, PARTS, ArrayPPA, Datapath, LutVariant, Metrics, Operand, UnitSpec,
                       metrics, operand, tensor_core)
 from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter,
@@ -23,7 +23,7 @@ from ._archs import (booth_dadda_multiplier, carry_select_adder, carry_select_in
                      prefix_adder, prefix_incrementer)
 from ._cells import CELLS, GE_AREA, LIBRARY, Cell, CellLibrary
 from ._libraries import LIBRARIES, LIBRARY_NAMES, library
-from ._power import ACTIVITY_MODELS, DC_DEFAULT_TOGGLES, dynamic_energy
+from ._power import ACTIVITY, ACTIVITY_MODELS, DC_DEFAULT_TOGGLES, dynamic_energy
 from ._timing import (ADDERS, GRADES, MULTIPLIERS, Closure, Grade, blocks, close, node_delay_ps,
                       period_ps)
 from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,

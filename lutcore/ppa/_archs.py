@@ -51,7 +51,8 @@ hybrid prefix trees, Booth with a carry-save final stage merged into the next ad
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -235,7 +236,7 @@ def booth_rows(m_bits: int) -> int:
     return m_bits // 2 + 1
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def booth_heights(n_bits: int, m_bits: int) -> tuple[int, ...]:
     """Column heights of the n x m radix-4 Booth partial-product matrix, product width n + m
     (module docstring): selector bits, neg bits, sign complements, the constant's 1-bits."""
@@ -266,7 +267,7 @@ class Dadda(NamedTuple):
     first_pair: int
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dadda(heights: tuple[int, ...]) -> Dadda:
     """Dadda's reduction of a bit matrix with these column heights to two rows (module
     docstring); carries out of the top column are dropped (a product modulo 2^width)."""

@@ -24,7 +24,7 @@ Bit-serial methods finish a W-bit product in W cycles: ``ops_per_cycle`` says so
 density and energy efficiency are per operation, so they compare at equal work.
 
 Cells: any library of ``LIBRARIES`` (``library=``; NanGate45 by default). Power: every cell
-output toggles with probability ``ACTIVITY`` per cycle (random data, glitches ignored), or under
+output toggles with probability ``_power.ACTIVITY`` per cycle (random data, glitches ignored), or under
 Design Compiler's default activity (``_power``); every flip-flop is clocked each cycle; plus
 leakage. Critical path: clock-to-Q, the slowest register-to-register path, setup. Timing closure
 (``clock_ghz=``): the design is priced with the cheapest speed grade (adder and multiplier
@@ -44,7 +44,7 @@ from . import _timing
 from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
 from ._cells import NANGATE45, Scale
 from ._libraries import library as _library
-from ._power import ACTIVITY, check_activity, dynamic_energy
+from ._power import check_activity, dynamic_energy
 
 
 class Operand(NamedTuple):
@@ -370,14 +370,16 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
 
 
 def _finish(priced: Priced, meets, grade, stages, lib) -> ArrayPPA:
+    """The ArrayPPA of a priced design (jax arrays; its parts' Costs may hold numpy ones)."""
     total = series(*priced.parts.values())
     return ArrayPPA(parts=priced.parts, area=total.area(lib),
                     dynamic_energy=dynamic_energy(total.cells, lib, "random"),
-                    leakage=total.cells @ jnp.asarray(lib.leakage), delay=priced.delay,
-                    ops_per_cycle=priced.ops_per_cycle,
+                    leakage=total.cells @ jnp.asarray(lib.leakage),
+                    delay=jnp.asarray(priced.delay),
+                    ops_per_cycle=jnp.asarray(priced.ops_per_cycle),
                     dc_default_energy=dynamic_energy(total.cells, lib, "dc_default"),
-                    meets_timing=meets, grade=grade, stages=stages, to_28nm=lib.to_28nm,
-                    node_nm=lib.node_nm)
+                    meets_timing=jnp.asarray(meets), grade=jnp.asarray(grade),
+                    stages=jnp.asarray(stages), to_28nm=lib.to_28nm, node_nm=lib.node_nm)
 
 
 class Metrics(NamedTuple):

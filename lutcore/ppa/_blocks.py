@@ -265,7 +265,7 @@ class Blocks(NamedTuple):
 def _memo(block: Callable[..., Cost]) -> Callable[..., Cost]:
     """``block`` remembering its Cost per tuple of Python-number sizes (an FP adder is built
     several times per unit and grade); array sizes are priced every time."""
-    cached = functools.lru_cache(maxsize=None)(block)
+    cached = functools.cache(block)
 
     def memo(*sizes):
         if all(isinstance(x, (int, float)) for x in sizes):

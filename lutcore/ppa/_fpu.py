@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from lutcore.numerics import FORMATS, FPFormat, as_format
 
 from . import _cells, _timing
-from ._arrays import ACTIVITY
+from ._power import ACTIVITY
 from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
 from ._cells import NANGATE45, CellLibrary
 

@@ -5,9 +5,12 @@ clock with the cheapest architectures that meet it.
 ``_archs``) to one cell library and one adder and multiplier architecture. A speed grade is one
 (adder, multiplier) pair (``GRADES``: every pair of ``ADDERS`` x ``MULTIPLIERS``); closure
 evaluates a unit under every grade and keeps, per design point, the grade of least area whose
-register-to-register path fits the period. Where no grade fits, the fastest grade is kept and
-the design is flagged (``meets_timing`` False); ``tensor_core`` then also says how many
-pipeline stages its feed-forward path would need.
+path fits the period (``close``: a combinational unit; where none fits, the fastest grade,
+flagged ``meets_timing`` False). ``tensor_core`` (``choose_pipelined``) goes one step further
+only where no grade fits unpipelined: it cuts the register-to-register path into equal stages
+(a cut as wide as every output's accumulator word), the cheapest grade-and-stages that fit,
+among grades whose accumulator loop fits (a loop cannot be cut); where none does, the grade of
+fastest loop cut down to its loop, flagged.
 
 Clock targets map onto a library through its delay yardstick (``CellLibrary.to_28nm.delay``,
 FO4-based for every library but NanGate45, which scales constant-field): a period at "28nm" is
@@ -25,7 +28,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -94,7 +98,7 @@ def _multiplier(name: str, adder: Callable, lib: CellLibrary) -> Callable[..., C
     return lambda n_bits, m_bits: _archs.booth_dadda_multiplier(n_bits, m_bits, adder, lib)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def blocks(library: str | CellLibrary = "nangate45", adder: str = "ripple",
            multiplier: str = "array") -> Blocks:
     """The blocks of ``library`` with ``adder`` (``ADDERS``) and ``multiplier``
