@@ -197,8 +197,9 @@ def choose_pipelined(area, delay, loop, cut_area, period, overhead):
     whose register-to-register ``delay`` fits ``period``; where none does, the least-area grade
     and stage count whose path, cut into equal stages (each cut adding ``cut_area`` of
     flip-flops, each stage ``overhead`` of clock-to-Q and setup), fits, among grades whose
-    accumulator ``loop`` fits (a loop cannot be cut); where no loop fits, the grade of fastest
-    loop, cut to its loop, flagged. Returns (grade, stages, meets) of shape [...]."""
+    accumulator ``loop`` fits (a loop cannot be cut); where no loop fits, the cheapest grade of
+    fastest loop, cut down to that loop, flagged. Returns (grade, stages, meets) of shape
+    [...]."""
     ns = xp(area, delay, loop, cut_area)
     area, delay, loop = (ns.asarray(x) for x in (area, delay, loop))
     plain = delay <= period
@@ -208,11 +209,13 @@ def choose_pipelined(area, delay, loop, cut_area, period, overhead):
     cost = ns.where(ns.any(plain, axis=0), ns.where(plain, area, ns.inf),
                     ns.where(cuttable, area + (stages - 1) * cut_area, ns.inf))
     meets = ns.any(plain | cuttable, axis=0)
-    tiny = 1e-9 * area / (1 + ns.max(area))  # ties: the least area
-    grade = ns.where(meets, ns.argmin(cost, axis=0), ns.argmin(loop + tiny, axis=0))
+    # no loop fits: the grades of fastest loop, each cut down to that loop, the cheapest
+    fastest = ns.min(loop, axis=0)
+    to_loop = ns.maximum(ns.ceil((delay - overhead) / (fastest - overhead) - 1e-9), 1.0)
+    flagged = ns.where(loop <= fastest, area + (to_loop - 1) * cut_area, ns.inf)
+    grade = ns.where(meets, ns.argmin(cost, axis=0), ns.argmin(flagged, axis=0))
     at = functools.partial(lambda x, g: ns.take_along_axis(x, g[None], axis=0)[0], g=grade)
-    to_loop = ns.ceil((at(delay) - overhead) / (at(loop) - overhead) - 1e-9)
-    return grade, ns.where(meets, at(stages), ns.maximum(to_loop, 1.0)), meets
+    return grade, ns.where(meets, at(stages), at(to_loop)), meets
 
 
 def take_grade(tree, grade):
