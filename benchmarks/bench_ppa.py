@@ -59,7 +59,7 @@ def main():
           f"({args.points / seconds / 1e6:.2f} M points/s)")
     for library in ppa.LIBRARY_NAMES:
         for clock in (None, 1.0):
-            def eager():
+            def eager(library=library, clock=clock):
                 for method, (act, weight) in itertools.product(METHODS, PANELS):
                     ppa.metrics(ppa.tensor_core(method, act, weight, *shapes, library=library,
                                                 clock_ghz=clock))

@@ -1,9 +1,10 @@
-"""Print the ASAP7 cell table of lutcore.ppa (``lutcore/ppa/_asap7.py``) from the ASAP7 liberty files,
-and the FO4 inverter delay of any liberty file (the delay yardstick that maps a library onto
-"28nm"; NanGate45's too).
+"""Print the ASAP7 cell table of lutcore.ppa (``lutcore/ppa/_asap7.py``) from the ASAP7 liberty
+files, and the FO4 inverter delay of any liberty file (the delay yardstick that maps a library
+onto "28nm"; NanGate45's too).
 
 The files (not shipped; ASAP7 predictive 7nm PDK standard cells, asap7sc7p5t, RVT, TT corner,
-0.7 V, 25 C) come from The-OpenROAD-Project/OpenROAD-flow-scripts@8c009b0b663703fc3fe2f474eab918b12fffbaf6,
+0.7 V, 25 C) come from
+The-OpenROAD-Project/OpenROAD-flow-scripts@8c009b0b663703fc3fe2f474eab918b12fffbaf6,
 folder ``flow/platforms/asap7/lib/NLDM/`` (gunzip the .gz files first):
 ``asap7sc7p5t_SIMPLE_RVT_TT_nldm_211120.lib``, ``asap7sc7p5t_INVBUF_RVT_TT_nldm_220122.lib``,
 ``asap7sc7p5t_AO_RVT_TT_nldm_211120.lib``, ``asap7sc7p5t_OA_RVT_TT_nldm_211120.lib``,

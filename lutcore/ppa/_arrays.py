@@ -24,8 +24,8 @@ Bit-serial methods finish a W-bit product in W cycles: ``ops_per_cycle`` says so
 density and energy efficiency are per operation, so they compare at equal work.
 
 Cells: any library of ``LIBRARIES`` (``library=``; NanGate45 by default). Power: every cell
-output toggles with probability ``_power.ACTIVITY`` per cycle (random data, glitches ignored), or under
-Design Compiler's default activity (``_power``); every flip-flop is clocked each cycle; plus
+output toggles with probability ``_power.ACTIVITY`` per cycle (random data, glitches ignored),
+or under Design Compiler's default activity (``_power``); every flip-flop is clocked each cycle; plus
 leakage. Critical path: clock-to-Q, the slowest register-to-register path, setup. Timing closure
 (``clock_ghz=``): the design is priced with the cheapest speed grade (adder and multiplier
 architectures, ``_timing.GRADES``) whose path fits the clock, per design point; only where none

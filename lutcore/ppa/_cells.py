@@ -5,8 +5,9 @@ A ``CellLibrary`` holds the same logical cells (``NAMES``) for one open library,
 ``_asap7``; ``_libraries.LIBRARIES`` lists both.
 
 NanGate45: every number is read from the NanGate 45nm Open Cell Library (PDKv1_3_v2010_12),
-typical corner (1.10 V, 25 C), drive strength X1, liberty file ``NangateOpenCellLibrary_typical.lib``
-as shipped in OpenSTA's ``examples/nangate45_typ.lib.gz``; ``tools/nangate_cells.py`` extracts them:
+typical corner (1.10 V, 25 C), drive strength X1, liberty file
+``NangateOpenCellLibrary_typical.lib`` as shipped in OpenSTA's ``examples/nangate45_typ.lib.gz``;
+``tools/nangate_cells.py`` extracts them:
 - area: the cell's ``area`` (um^2);
 - leakage: ``cell_leakage_power`` (nW, average over input states);
 - delay: the slowest arc's mean of ``cell_rise`` and ``cell_fall`` (ps) at input slew 17.2 ps and
