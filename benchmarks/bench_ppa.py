@@ -3,10 +3,13 @@ full Fig. 14 sweep in under a second once compiled).
 
 Run:  python benchmarks/bench_ppa.py [--points 1000000]
 Prints the time of the Fig. 14 sweep (55 shapes x 12 panels x 3 methods, jitted per method and
-format, compilation excluded) and the rate on a large random design space.
+format, compilation excluded), the rate on a large random design space, and the same sweep as
+the experiments run it (eager, one call per design), unconstrained and closed at 1 GHz in each
+cell library.
 """
 
 import argparse
+import itertools
 import time
 
 import jax
@@ -54,6 +57,17 @@ def main():
     seconds = best_of(lambda: jax.block_until_ready(f(m, n, k)))
     print(f"random design space: {args.points} LUT Tensor Core points in {seconds:.3f} s "
           f"({args.points / seconds / 1e6:.2f} M points/s)")
+    for library in ppa.LIBRARY_NAMES:
+        for clock in (None, 1.0):
+            def eager(library=library, clock=clock):
+                for method, (act, weight) in itertools.product(METHODS, PANELS):
+                    ppa.metrics(ppa.tensor_core(method, act, weight, *shapes, library=library,
+                                                clock_ghz=clock))
+            eager()  # warm up
+            seconds = best_of(eager)
+            print(f"Fig. 14 sweep eager, {library}, "
+                  f"{'closed at 1 GHz' if clock else 'unconstrained'}: {seconds:.2f} s "
+                  f"({points / seconds / 1e3:.1f} k points/s)")
 
 
 if __name__ == "__main__":

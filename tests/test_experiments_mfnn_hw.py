@@ -13,12 +13,21 @@ def test_fig7_small(tmp_path):
     module = get("mfnn-fig7")
     ds = module.run(make_config(module, {"lanes": ["8->16"], "synthesize": False}))
     _stores(ds, tmp_path)
-    area = ds.area.sel(lane="8->16")
-    assert float(area.sel(unit="exfma_cascade")) == pytest.approx(
-        2 * float(area.sel(unit="exfma")))
-    assert float(area.sel(unit="exsdotp")) < float(area.sel(unit="exfma_cascade"))
+    for library in ("nangate45", "asap7"):
+        for arch in ("textbook", "closed"):
+            area = ds.area.sel(lane="8->16", library=library, architecture=arch)
+            assert float(area.sel(unit="exfma_cascade")) == pytest.approx(
+                2 * float(area.sel(unit="exfma")))
+            assert float(area.sel(unit="exsdotp")) < float(area.sel(unit="exfma_cascade"))
+    # closed units fit their paper periods (the cascade two ExFMA periods) and cost at least
+    # their textbook (ripple, array) versions
+    closed = ds.sel(architecture="closed")
+    assert bool(ds.meets_timing.all())
+    assert bool((closed.delay <= ds.period + 1e-9).all())
+    assert bool((closed.area >= ds.area.sel(architecture="textbook") - 1e-9).all())
     # the FPU's groups add up, the SDOTP group is the SIMD wrapper with registers
-    assert float(ds.fpu_area.sel(group="sdotp")) > float(ds.sdotp_unregistered)
+    assert float(ds.fpu_area.sel(library="nangate45", group="sdotp")) > float(
+        ds.sdotp_unregistered)
     assert set(ds.design.values) == {"exsdotp_fp8_fp16", "exfma_fp8_fp16"}
     claims = {c.claim: c for c in module.claims(ds)}
     assert set(claims) == {"area_reduction", "critical_path_reduction", "sdotp_share_of_fpu"}
@@ -30,6 +39,8 @@ def test_fig7_small(tmp_path):
 def test_fig7_bad_config():
     with pytest.raises(ConfigError, match="lanes"):
         make_config(get("mfnn-fig7"), {"lanes": ["4->8"]})
+    with pytest.raises(ConfigError, match="libraries.*allowed values: nangate45, asap7"):
+        make_config(get("mfnn-fig7"), {"libraries": ["sky130"]})
 
 
 def test_table3_small(tmp_path):

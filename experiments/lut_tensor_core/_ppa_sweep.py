@@ -28,22 +28,32 @@ def label(method: str, act: str, weight: str) -> str:
     return f"{METHOD_LABELS[method]} W_{weight.upper()} A_{act.upper()}"
 
 
-def sweep(designs: list[tuple[str, str, str]], shapes) -> xr.Dataset:
-    """designs: [(method, act, weight)]; shapes: [S, 3] (M, N, K). Dataset over (design, shape).
+def sweep(designs: list[tuple[str, str, str]], shapes, *, library: str = "nangate45",
+          clock_ghz: float | None = None) -> xr.Dataset:
+    """designs: [(method, act, weight)]; shapes: [S, 3] (M, N, K). Dataset over (design, shape),
+    priced in ``library`` (``lutcore.ppa.LIBRARIES``), closed at ``clock_ghz`` if given
+    (``lutcore.ppa.tensor_core``); ``power_dc_default``: the power under Design Compiler's
+    default activity; ``meets_timing``: whether the critical path fits the 1 GHz clock.
 
     Shapes a method cannot build (``lutcore.ppa.buildable``: LUT tables with K > 8) are NaN."""
     shapes = np.asarray(shapes, dtype=np.int64).reshape(-1, 3)
-    fields = ("area", "power", "delay", "throughput", "density", "efficiency")
-    out = {f: np.full((len(designs), len(shapes)), np.nan) for f in fields}
+    fields = ("area", "power", "delay", "throughput", "density", "efficiency", "meets_timing")
+    out = {f: np.full((len(designs), len(shapes)), np.nan)
+           for f in (*fields, "power_dc_default")}
     parts = np.full((len(designs), len(shapes), len(ppa.PARTS)), np.nan)
+    lib = ppa.library(library)
     for d, (method, act, weight) in enumerate(designs):
-        cost = ppa.tensor_core(method, act, weight, shapes[:, 0], shapes[:, 1], shapes[:, 2])
+        cost = ppa.tensor_core(method, act, weight, shapes[:, 0], shapes[:, 1], shapes[:, 2],
+                               library=lib, clock_ghz=clock_ghz)
         values = ppa.metrics(cost, node=NODE, freq_ghz=FREQ_GHZ)
+        dc_power = ppa.metrics(cost, node=NODE, freq_ghz=FREQ_GHZ, activity="dc_default").power
         buildable = ppa.buildable(method, shapes[:, 2])
         for f in fields:
             out[f][d] = np.where(buildable, np.asarray(getattr(values, f)), np.nan)
-        scale = np.asarray(values.area) / np.asarray(cost.area)  # um^2 at 45nm -> mm^2
-        parts[d] = np.stack([np.asarray(cost.parts[p].area()) * scale for p in ppa.PARTS], -1)
+        out["power_dc_default"][d] = np.where(buildable, np.asarray(dc_power), np.nan)
+        scale = np.asarray(values.area) / np.asarray(cost.area)  # um^2 in the library -> mm^2
+        parts[d] = np.stack([np.asarray(cost.parts[p].area(lib)) * scale for p in ppa.PARTS],
+                            -1)
         parts[d][~buildable] = np.nan
     methods, acts, weights = zip(*designs)
     coords = {"design": [label(*d) for d in designs], "method": ("design", list(methods)),
@@ -51,17 +61,24 @@ def sweep(designs: list[tuple[str, str, str]], shapes) -> xr.Dataset:
               "m": ("shape", shapes[:, 0]), "n": ("shape", shapes[:, 1]),
               "k": ("shape", shapes[:, 2]), "part": list(ppa.PARTS)}
     units = {"area": "mm^2", "power": "mW", "delay": "ps", "throughput": "TOPs",
-             "density": "TOPs/mm^2", "efficiency": "TOPs/W"}
+             "density": "TOPs/mm^2", "efficiency": "TOPs/W", "meets_timing": "1",
+             "power_dc_default": "mW"}
     names = {"area": "area", "power": "power (dynamic + leakage)",
-             "delay": "critical path (unpipelined)", "throughput": "peak throughput",
-             "density": "compute density", "efficiency": "energy efficiency"}
+             "delay": "critical path" + (" (closed)" if clock_ghz else " (unpipelined)"),
+             "throughput": "peak throughput", "density": "compute density",
+             "efficiency": "energy efficiency", "meets_timing": "critical path fits 1 GHz",
+             "power_dc_default": "power under Design Compiler's default activity"}
     ds = xr.Dataset({f: (("design", "shape"), out[f], {"units": units[f], "long_name": names[f]})
-                     for f in fields}, coords=coords)
+                     for f in out}, coords=coords)
     ds["part_area"] = (("design", "shape", "part"), parts,
                        {"units": "mm^2", "long_name": "area by part"})
-    ds.attrs.update(node=f"{NODE} (NanGate 45nm cells, constant-field scaling)",
-                    clock=f"{FREQ_GHZ:g} GHz", activity=f"{ppa.ACTIVITY} toggles/cycle (random)",
-                    cells=ppa.LIBRARY)
+    mapping = ("NanGate 45nm cells, constant-field scaling" if lib.name == "nangate45" else
+               f"{lib.name} cells, NanGate45's 28nm GE and FO4 yardstick")
+    ds.attrs.update(node=f"{NODE} ({mapping})",
+                    clock=f"{FREQ_GHZ:g} GHz"
+                    + (f", closed at {clock_ghz:g} GHz" if clock_ghz else ", unconstrained"),
+                    activity=f"{ppa.ACTIVITY} toggles/cycle (random); power_dc_default: "
+                             "Design Compiler's default activity", cells=lib.description)
     return ds
 
 

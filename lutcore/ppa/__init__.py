@@ -1,39 +1,59 @@
-"""Hardware cost models: a cell library with sources, structural blocks, and the dot-product
-units and tensor-core arrays of the LUT Tensor Core paper, validated by open logic synthesis.
+"""Hardware cost models: cell libraries with sources, structural blocks and faster architectures,
+timing closure, and the dot-product units and tensor-core arrays of the LUT Tensor Core paper,
+validated by open logic synthesis.
 
-``tensor_core(method, act, weight, m, n, k)`` prices an array (vectorized over m, n, k);
-``metrics`` turns it into the paper's figures of merit (area, power, compute density, energy
-efficiency) at 28nm / 1 GHz. The blocks (``ripple_adder``, ``fp_adder``, ...) compose new units.
+``tensor_core(method, act, weight, m, n, k, library=..., clock_ghz=...)`` prices an array
+(vectorized over m, n, k) in a cell library (``LIBRARIES``), closed at a clock or unconstrained;
+``metrics`` turns it into the paper's figures of merit (area, power under an ``activity`` model,
+compute density, energy efficiency, whether it meets the clock) at 28nm / 1 GHz. The blocks
+(``ripple_adder``, ``fp_adder``, ...) compose new units; ``blocks(library, adder, multiplier)``
+binds them to a library and architectures; ``close`` prices a unit at a period.
 ``lutcore.ppa.synth`` (imported on demand: it needs Amaranth and Yosys) generates RTL of a
 sample of these units and synthesizes it against a liberty of the same cells.
 """
 
-from ._arrays import (ACTIVATIONS, ACTIVITY, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
+from ._arrays import (ACTIVATIONS, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
                       OPERANDS, PARTS, ArrayPPA, Datapath, LutVariant, Metrics, Operand, UnitSpec,
                       metrics, operand, tensor_core)
 from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter,
                       broadcast, clog2, conditional_negate, fp_adder, fp_multiplier, gates,
                       incrementer, int_to_fp, leading_zero_count, mux_tree, parallel, register,
                       ripple_adder, series, times)
-from ._cells import CELLS, GE_AREA, LIBRARY, Cell
+from ._archs import (booth_dadda_multiplier, carry_select_adder, carry_select_incrementer,
+                     prefix_adder, prefix_incrementer)
+from ._cells import CELLS, GE_AREA, LIBRARY, Cell, CellLibrary
+from ._libraries import LIBRARIES, LIBRARY_NAMES, library
+from ._power import ACTIVITY, ACTIVITY_MODELS, DC_DEFAULT_TOGGLES, dynamic_energy
+from ._timing import (ADDERS, GRADES, MULTIPLIERS, Closure, Grade, blocks, close, node_delay_ps,
+                      period_ps)
 from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,
                    power_of_two_shapes)
-from ._fpu import (FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES, NodeScale, Precisions,
-                   SdotpLaneSpec, cast_unit, exfma_cascade, exfma_precisions, exfma_unit,
+from ._fpu import (CLOSED_UNITS, FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES,
+                   SYNTHESIS_CLOCK_GHZ, SYNTHESIS_NODE_NM, NodeScale, Precisions, SdotpLaneSpec,
+                   cast_unit, closed_unit, exfma_cascade, exfma_precisions, exfma_unit,
                    exsdotp_precisions, exsdotp_simd, exsdotp_unit, fpu, fpu_groups, kge,
-                   leakage_nw, node_scale, noncomp_unit, op_energy, sdotp_lanes, super_format)
+                   leakage_nw, node_scale, noncomp_unit, op_energy, sdotp_lanes, super_format,
+                   synthesis_period_ps)
 
 __all__ = [
     "ACTIVATIONS", "ACTIVITY", "BUILDERS", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "OPERANDS",
     "PARTS", "ArrayPPA", "Datapath", "LutVariant", "Metrics", "Operand", "UnitSpec", "metrics",
     "operand", "tensor_core",
-    "TEXTBOOK", "Blocks", "Cost", "adder_tree", "array_multiplier", "barrel_shifter", "broadcast", "clog2",
-    "conditional_negate", "fp_adder", "fp_multiplier", "gates", "incrementer", "int_to_fp",
-    "leading_zero_count", "mux_tree", "parallel", "register", "ripple_adder", "series", "times",
-    "CELLS", "GE_AREA", "LIBRARY", "Cell",
+    "TEXTBOOK", "Blocks", "Cost", "adder_tree", "array_multiplier", "barrel_shifter",
+    "broadcast", "clog2", "conditional_negate", "fp_adder", "fp_multiplier", "gates",
+    "incrementer", "int_to_fp", "leading_zero_count", "mux_tree", "parallel", "register",
+    "ripple_adder", "series", "times",
+    "booth_dadda_multiplier", "carry_select_adder", "carry_select_incrementer", "prefix_adder",
+    "prefix_incrementer",
+    "CELLS", "GE_AREA", "LIBRARY", "Cell", "CellLibrary", "LIBRARIES", "LIBRARY_NAMES", "library",
+    "ACTIVITY_MODELS", "DC_DEFAULT_TOGGLES", "dynamic_energy",
+    "ADDERS", "GRADES", "MULTIPLIERS", "Closure", "Grade", "blocks", "close", "node_delay_ps",
+    "period_ps",
     "MAX_TABLE_K", "BestArray", "best_arrays", "best_index", "buildable", "power_of_two_shapes",
-    "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES", "NodeScale", "Precisions",
-    "SdotpLaneSpec", "cast_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",
+    "CLOSED_UNITS", "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES",
+    "SYNTHESIS_CLOCK_GHZ", "SYNTHESIS_NODE_NM", "NodeScale", "Precisions", "SdotpLaneSpec",
+    "cast_unit", "closed_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",
     "exsdotp_precisions", "exsdotp_simd", "exsdotp_unit", "fpu", "fpu_groups", "kge",
     "leakage_nw", "node_scale", "noncomp_unit", "op_energy", "sdotp_lanes", "super_format",
+    "synthesis_period_ps",
 ]

@@ -23,9 +23,14 @@ Methods (all with the same operand/accumulator registers and the same accumulato
 Bit-serial methods finish a W-bit product in W cycles: ``ops_per_cycle`` says so, and compute
 density and energy efficiency are per operation, so they compare at equal work.
 
-Power: every cell output toggles with probability ``ACTIVITY`` per cycle (random data, glitches
-ignored) and every flip-flop is clocked each cycle; plus leakage. Critical path: clock-to-Q,
-the slowest register-to-register path, setup.
+Cells: any library of ``LIBRARIES`` (``library=``; NanGate45 by default). Power: every cell
+output toggles with probability ``_power.ACTIVITY`` per cycle (random data, glitches ignored),
+or under Design Compiler's default activity (``_power``); every flip-flop is clocked each cycle; plus
+leakage. Critical path: clock-to-Q, the slowest register-to-register path, setup. Timing closure
+(``clock_ghz=``): the design is priced with the cheapest speed grade (adder and multiplier
+architectures, ``_timing.GRADES``) whose path fits the clock, per design point; only where none
+does, pipeline registers cut the feed-forward path (the accumulator's loop cannot be cut); a
+design whose loop alone does not fit is flagged (``meets_timing`` False).
 """
 
 from __future__ import annotations
@@ -35,10 +40,11 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from . import _cells
-from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, series, times
-
-ACTIVITY = 0.5  # toggle probability of a combinational output per cycle (random data)
+from . import _timing
+from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
+from ._cells import NANGATE45, Scale
+from ._libraries import library as _library
+from ._power import check_activity, dynamic_energy
 
 
 class Operand(NamedTuple):
@@ -77,10 +83,15 @@ def operand(name: str) -> Operand:
 
 
 class ArrayPPA(NamedTuple):
-    """Cost of an M x N x K array at 45nm; every field broadcasts over the shape arrays.
+    """Cost of an M x N x K array in its cell library (NanGate45: 45nm); every field broadcasts
+    over the shape arrays.
 
-    parts: {part: Cost} (see ``PARTS``); area: um^2; dynamic_energy: fJ per cycle; leakage: nW;
-    delay: ps, critical path; ops_per_cycle: multiply-adds x 2 per cycle.
+    parts: {part: Cost} (see ``PARTS``); area: um^2; dynamic_energy: fJ per cycle (``random``
+    activity); leakage: nW; delay: ps, the critical path (closed: per pipeline stage);
+    ops_per_cycle: multiply-adds x 2 per cycle; dc_default_energy: fJ per cycle under Design
+    Compiler's default activity; meets_timing: the clock asked for is met (always, unasked);
+    grade: index into ``_timing.GRADES`` of the architectures used; stages: pipeline stages
+    (1: none); to_28nm: the library's scale factors to "28nm"; node_nm: the library's node.
     """
 
     parts: dict
@@ -89,6 +100,12 @@ class ArrayPPA(NamedTuple):
     leakage: jnp.ndarray
     delay: jnp.ndarray
     ops_per_cycle: jnp.ndarray
+    dc_default_energy: jnp.ndarray = None
+    meets_timing: jnp.ndarray = None
+    grade: jnp.ndarray = None
+    stages: jnp.ndarray = None
+    to_28nm: Scale = NANGATE45.to_28nm
+    node_nm: float = NANGATE45.node_nm
 
 
 class UnitSpec(NamedTuple):
@@ -264,14 +281,8 @@ METHODS = tuple(BUILDERS)
 LUT_METHODS = tuple(LUT_VARIANTS)
 
 
-def tensor_core(method: str, act: str, weight: str, m, n, k, *,
-                operand_registers: bool = True) -> ArrayPPA:
-    """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
-    (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
-    arrays of one shape (a design space). ``operand_registers=False`` leaves out the activation
-    and weight registers (a unit fed from ports, as the synthesized RTL is). Pure:
-    ``jax.jit(tensor_core, static_argnums=(0, 1, 2))`` compiles one method/format for large
-    sweeps (``benchmarks/bench_ppa.py``)."""
+def _check(method: str, act: str, weight: str):
+    """(activation, weight) operands, or one clear error."""
     if method not in BUILDERS:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
     a, w = operand(act), operand(weight)
@@ -280,29 +291,101 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *,
                          f"{', '.join(ACTIVATIONS)}")
     if method != "mac" and w.is_float:
         raise ValueError(f"{method} needs integer weights (int1..int8), got {weight!r}")
-    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
-    spec = UnitSpec(a, w, m, n, k)
+    return a, w
+
+
+class Priced(NamedTuple):
+    """One array under one Blocks set: its parts, register-to-register path and accumulator
+    loop (ps), and the flip-flops of one pipeline cut (the accumulator word of every output)."""
+
+    parts: dict
+    delay: jnp.ndarray
+    loop: jnp.ndarray
+    ops_per_cycle: jnp.ndarray
+    cut_bits: jnp.ndarray
+
+
+def _price(method: str, spec: UnitSpec, operand_registers: bool) -> Priced:
+    a, w, m, n, k, b = spec
     built = BUILDERS[method](spec)
     regs = {"act": m * k * a.bits if built.act_registers else 0.0,
             "weight": k * n * w.bits, "acc": m * n * 32.0}
     if not operand_registers:
         regs["act"] = regs["weight"] = 0.0
     parts = {part: built.parts.get(part, NOTHING) for part in PARTS}
-    parts["registers"] = spec.blocks.register(sum(regs.values()))
-    total = series(*parts.values())
-    comb = total.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
-    dff = total.cells[..., _cells.INDEX["DFF"]]
-    energy = ACTIVITY * comb @ jnp.asarray(_cells.ENERGY) + dff * _cells.CELLS[
-        _cells.INDEX["DFF"]].energy
-    delay = parallel(*built.paths).delay + _cells.DFF_CLK_TO_Q + _cells.DFF_SETUP
-    return ArrayPPA(parts=parts, area=total.area(), dynamic_energy=energy,
-                    leakage=total.cells @ jnp.asarray(_cells.LEAKAGE), delay=delay,
-                    ops_per_cycle=built.ops_per_cycle * jnp.ones_like(total.delay))
+    parts["registers"] = b.register(sum(regs.values()))
+    lib = b.library
+    delay = parallel(*built.paths).delay + lib.dff_clk_to_q + lib.dff_setup
+    loop = _accumulator(spec).delay + lib.dff_clk_to_q + lib.dff_setup
+    ones = xp(delay).ones_like(delay)
+    return Priced(parts, delay, loop * ones, built.ops_per_cycle * ones, regs["acc"] * ones)
+
+
+def _design_shaped(priced: Priced) -> Priced:
+    """Every part broadcast to the design space's shape (to stack grades)."""
+    ns, shape = xp(priced.delay), priced.delay.shape
+    return priced._replace(parts={p: Cost(ns.broadcast_to(c.cells, (*shape, c.cells.shape[-1])),
+                                          ns.broadcast_to(c.delay, shape))
+                                  for p, c in priced.parts.items()})
+
+
+def tensor_core(method: str, act: str, weight: str, m, n, k, *,
+                operand_registers: bool = True, library="nangate45",
+                clock_ghz: float | None = None) -> ArrayPPA:
+    """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
+    (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
+    arrays of one shape (a design space). ``operand_registers=False`` leaves out the activation
+    and weight registers (a unit fed from ports, as the synthesized RTL is). ``library``: a name
+    of ``LIBRARIES``. ``clock_ghz``: close timing at this clock at the paper's 28nm (the LUT
+    Tensor Core paper synthesizes at 1 GHz); None prices the textbook architectures (ripple
+    adders, array multipliers) unconstrained. Pure: ``jax.jit(tensor_core, static_argnums=(0,
+    1, 2))`` compiles one method/format for large sweeps (``benchmarks/bench_ppa.py``)."""
+    a, w = _check(method, act, weight)
+    lib = _library(library)
+    ns = xp(m, n, k)  # numpy unless traced: eager pricing is op-dispatch bound
+    m, n, k = (ns.asarray(x, dtype=float) for x in (m, n, k))
+    spec = UnitSpec(a, w, m, n, k, TEXTBOOK if lib is NANGATE45 else _timing.blocks(lib))
+    if clock_ghz is None:
+        priced = _price(method, spec, operand_registers)
+        shape = jnp.shape(priced.delay)
+        return _finish(priced, jnp.ones(shape, bool), jnp.zeros(shape, int),
+                       jnp.ones(shape), lib)
+    period = _timing.period_ps(clock_ghz, lib)
+    graded = _timing.every_grade(
+        lambda b: _design_shaped(_price(method, spec._replace(blocks=b), operand_registers)),
+        lib)
+    total = series(*graded.parts.values())
+    grade, stages, meets = _timing.choose_pipelined(
+        total.area(lib), graded.delay, graded.loop,
+        graded.cut_bits * lib.cell("DFF").area, period, lib.dff_clk_to_q + lib.dff_setup)
+    priced = _timing.take_grade(graded, grade)
+    cut = spec.blocks.register((stages - 1) * priced.cut_bits)  # pipeline registers, if any
+    overhead = lib.dff_clk_to_q + lib.dff_setup
+    ns = xp(priced.delay, stages)
+    staged = ns.maximum((priced.delay - overhead) / stages + overhead, priced.loop)
+    priced = priced._replace(
+        parts={**priced.parts, "registers": series(priced.parts["registers"], cut)},
+        delay=ns.where(stages > 1, staged, priced.delay))
+    return _finish(priced, meets, grade, stages, lib)
+
+
+def _finish(priced: Priced, meets, grade, stages, lib) -> ArrayPPA:
+    """The ArrayPPA of a priced design (jax arrays; its parts' Costs may hold numpy ones)."""
+    total = series(*priced.parts.values())
+    return ArrayPPA(parts=priced.parts, area=total.area(lib),
+                    dynamic_energy=dynamic_energy(total.cells, lib, "random"),
+                    leakage=total.cells @ jnp.asarray(lib.leakage),
+                    delay=jnp.asarray(priced.delay),
+                    ops_per_cycle=jnp.asarray(priced.ops_per_cycle),
+                    dc_default_energy=dynamic_energy(total.cells, lib, "dc_default"),
+                    meets_timing=jnp.asarray(meets), grade=jnp.asarray(grade),
+                    stages=jnp.asarray(stages), to_28nm=lib.to_28nm, node_nm=lib.node_nm)
 
 
 class Metrics(NamedTuple):
     """Figures of merit at a technology node and clock: area mm^2, power mW, critical path ps,
-    throughput TFLOPs (TOPs for integers), compute density TFLOPs/mm^2, efficiency TFLOPs/W."""
+    throughput TFLOPs (TOPs for integers), compute density TFLOPs/mm^2, efficiency TFLOPs/W,
+    and whether the critical path fits the clock."""
 
     area: jnp.ndarray
     power: jnp.ndarray
@@ -310,20 +393,27 @@ class Metrics(NamedTuple):
     throughput: jnp.ndarray
     density: jnp.ndarray
     efficiency: jnp.ndarray
+    meets_timing: jnp.ndarray = None
 
 
-def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0) -> Metrics:
-    """``ppa`` (45nm) as the paper reports it: at ``node`` ("45nm", or "28nm" by constant-field
-    scaling, see ``_cells``) and ``freq_ghz`` (the paper synthesizes at 1 GHz)."""
-    if node not in ("45nm", "28nm"):
-        raise ValueError(f"unknown node {node!r}; allowed values: '45nm', '28nm'")
+def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0,
+            activity: str = "random") -> Metrics:
+    """``ppa`` as the paper reports it: at ``node`` ("28nm": the library scaled onto the paper's
+    node, see ``_cells``; or the library's own, "45nm" for NanGate45, "7nm" for ASAP7) and
+    ``freq_ghz`` (the paper synthesizes at 1 GHz), its power under the ``activity`` model
+    ("random": 1/2 per node; "dc_default": Design Compiler's default activity, ``_power``)."""
+    native = f"{ppa.node_nm:g}nm"
+    if node not in (native, "28nm"):
+        raise ValueError(f"unknown node {node!r}; allowed values: '{native}', '28nm'")
+    check_activity(activity)
     scaled = node == "28nm"
-    area = ppa.area * (_cells.AREA_SCALE if scaled else 1.0) * 1e-6
-    dynamic = ppa.dynamic_energy * (_cells.ENERGY_SCALE if scaled else 1.0) * freq_ghz * 1e-3
-    leakage = ppa.leakage * (_cells.LEAKAGE_SCALE if scaled else 1.0) * 1e-6
+    energy = ppa.dynamic_energy if activity == "random" else ppa.dc_default_energy
+    area = ppa.area * (ppa.to_28nm.area if scaled else 1.0) * 1e-6
+    dynamic = energy * (ppa.to_28nm.energy if scaled else 1.0) * freq_ghz * 1e-3
+    leakage = ppa.leakage * (ppa.to_28nm.leakage if scaled else 1.0) * 1e-6
     power = dynamic + leakage
     throughput = ppa.ops_per_cycle * freq_ghz * 1e-3
-    return Metrics(area=area, power=power,
-                   delay=ppa.delay * (_cells.DELAY_SCALE if scaled else 1.0),
-                   throughput=throughput, density=throughput / area,
-                   efficiency=throughput / (power * 1e-3))
+    delay = ppa.delay * (ppa.to_28nm.delay if scaled else 1.0)
+    return Metrics(area=area, power=power, delay=delay, throughput=throughput,
+                   density=throughput / area, efficiency=throughput / (power * 1e-3),
+                   meets_timing=delay <= 1e3 / freq_ghz)

@@ -27,11 +27,10 @@ import jax.numpy as jnp
 
 from lutcore.numerics import FORMATS, FPFormat, as_format
 
-from . import _cells
-from ._arrays import ACTIVITY
-from ._blocks import (Cost, array_multiplier, barrel_shifter, clog2, conditional_negate, gates,
-                      incrementer, leading_zero_count, mux_tree, parallel, register,
-                      ripple_adder, series, times)
+from . import _cells, _timing
+from ._power import ACTIVITY
+from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
+from ._cells import NANGATE45, CellLibrary
 
 Formats = str | FPFormat | Sequence[str | FPFormat]
 
@@ -49,10 +48,11 @@ FPU_GROUPS = ("addmul", "noncomp", "conv", "sdotp", "top")
 CPK_FORMATS = ("fp32", "fp64")
 
 
-def kge(cost_or_area) -> jnp.ndarray:
-    """Area in kGE (thousands of NAND2_X1 areas, ``GE_AREA``) of a ``Cost`` or an um^2 area."""
-    area = cost_or_area.area() if isinstance(cost_or_area, Cost) else cost_or_area
-    return jnp.asarray(area) / _cells.GE_AREA / 1e3
+def kge(cost_or_area, library: CellLibrary = NANGATE45) -> jnp.ndarray:
+    """Area in kGE (thousands of the library's NAND2 areas; NanGate45: ``GE_AREA``) of a
+    ``Cost`` or an um^2 area."""
+    area = cost_or_area.area(library) if isinstance(cost_or_area, Cost) else cost_or_area
+    return jnp.asarray(area) / library.ge_area / 1e3
 
 
 def _format_list(formats: Formats) -> tuple[FPFormat, ...]:
@@ -71,74 +71,74 @@ def super_format(formats: Formats) -> tuple[int, int]:
     return max(f.exp_bits for f in fmts), max(f.man_bits for f in fmts)
 
 
-def _or_tree(bits) -> Cost:
+def _or_tree(bits, b: Blocks = TEXTBOOK) -> Cost:
     """OR of ``bits`` signals (a sticky bit, a nonzero test): bits - 1 OR2 in log2(bits) levels."""
-    bits = jnp.asarray(bits, dtype=float)
-    return gates(OR2=jnp.maximum(bits - 1, 0), delay=clog2(bits) * _cells.DELAY["OR2"])
+    ns = xp(bits)
+    bits = ns.asarray(bits, dtype=float)
+    return b.gates(OR2=ns.maximum(bits - 1, 0), delay=clog2(bits) * b.cell_delay("OR2"))
 
 
-def _and_tree(bits) -> Cost:
-    bits = jnp.asarray(bits, dtype=float)
-    return gates(AND2=jnp.maximum(bits - 1, 0), delay=clog2(bits) * _cells.DELAY["AND2"])
+def _and_tree(bits, b: Blocks = TEXTBOOK) -> Cost:
+    ns = xp(bits)
+    bits = ns.asarray(bits, dtype=float)
+    return b.gates(AND2=ns.maximum(bits - 1, 0), delay=clog2(bits) * b.cell_delay("AND2"))
 
 
-def _align_shifter(in_bits: int, window: int) -> Cost:
+def _align_shifter(in_bits: int, window: int, b: Blocks = TEXTBOOK) -> Cost:
     """Right-shift an ``in_bits`` significand into a ``window``-bit field by 0..window: a
     logarithmic shifter whose level j (shift 2^j) muxes only the bits that can be nonzero after
     it, min(window, in_bits + 2^(j+1) - 1) (the rest are constant zeros)."""
     levels = (window).bit_length()
     muxes = sum(min(window, in_bits + 2 ** (j + 1) - 1) for j in range(levels))
-    return gates(MUX2=muxes, delay=levels * _cells.DELAY["MUX2"])
+    return b.gates(MUX2=muxes, delay=levels * b.cell_delay("MUX2"))
 
 
-def _classifier(fmt: FPFormat) -> Cost:
+def _classifier(fmt: FPFormat, b: Blocks = TEXTBOOK) -> Cost:
     """fpnew_classifier: exponent all ones / all zeros, mantissa zero, and the six class bits
     (normal, subnormal, zero, inf, NaN, signalling) from them."""
-    return series(parallel(_and_tree(fmt.exp_bits), _or_tree(fmt.exp_bits),
-                           _or_tree(fmt.man_bits)),
-                  gates(AND2=4, NOR2=2, INV=2, delay=_cells.DELAY["AND2"]))
+    return series(parallel(_and_tree(fmt.exp_bits, b), _or_tree(fmt.exp_bits, b),
+                           _or_tree(fmt.man_bits, b)),
+                  b.gates(AND2=4, NOR2=2, INV=2, delay=b.cell_delay("AND2")))
 
 
 CLASS_BITS = 6  # fpnew_pkg fp_info_t: normal, subnormal, zero, inf, NaN, signalling
 
 
-def _unpack(formats: Formats) -> Cost:
+def _unpack(formats: Formats, b: Blocks = TEXTBOOK) -> Cost:
     """One operand entering a multi-format unit: a classifier per format, then a format mux of
     sign, exponent, mantissa and class bits onto the super format's fields."""
     fmts = _format_list(formats)
     e, m = super_format(fmts)
-    return series(parallel(*(_classifier(f) for f in fmts)),
-                  mux_tree(len(fmts), 1 + e + m + CLASS_BITS))
+    return series(parallel(*(_classifier(f, b) for f in fmts)),
+                  b.mux_tree(len(fmts), 1 + e + m + CLASS_BITS))
 
 
-def _pack(formats: Formats) -> Cost:
+def _pack(formats: Formats, b: Blocks = TEXTBOOK) -> Cost:
     """The result leaving a multi-format unit: a format mux of the packed result."""
     fmts = _format_list(formats)
-    return mux_tree(len(fmts), max(f.width for f in fmts))
+    return b.mux_tree(len(fmts), max(f.width for f in fmts))
 
 
-def _add_signed(bits, overlap) -> Cost:
+def _add_signed(bits, overlap, b: Blocks = TEXTBOOK) -> Cost:
     """Add or subtract a bits-bit aligned addend to a value that occupies only ``overlap`` of
     those bit positions, and take the absolute value, as FPnew's adders do (``sum =
     (effective_subtraction && !carry) ? -sum_raw : sum_raw``): conditional inversion of the
     addend, full adders where both operands have bits and half adders (carry propagation)
     elsewhere, with a carry-out bit; conditional negation of the result."""
-    bits = jnp.asarray(bits, dtype=float)
-    carry_only = bits + 1 - overlap
-    adder = gates(FA=overlap, HA=carry_only,
-                  delay=overlap * _cells.FA_CARRY_DELAY + carry_only * _cells.HA_CARRY_DELAY
-                  + _cells.FA_SUM_DELAY)
-    return series(conditional_negate(bits), adder, conditional_negate(bits), incrementer(bits))
+    bits = xp(bits).asarray(bits, dtype=float)
+    adder = b.partial_adder(bits + 1, overlap)
+    return series(b.conditional_negate(bits), adder, b.conditional_negate(bits),
+                  b.incrementer(bits))
 
 
-def _round_and_specials(exp_bits: int, man_bits: int) -> Cost:
+def _round_and_specials(exp_bits: int, man_bits: int, b: Blocks = TEXTBOOK) -> Cost:
     """fpnew_rounding on a format (e, m): round-bit/sticky decision per mode, a +1 over the
     exponent and mantissa; then the special-result selection (NaN, inf, overflow to inf or max
     finite) as a mux of the result word."""
     width = 1 + exp_bits + man_bits
-    decide = gates(AND2=4, OR2=3, XOR2=1, MUX2=3, delay=_cells.DELAY["MUX2"] * 2)
-    special = gates(AND2=6, OR2=6, INV=2, MUX2=2 * width, delay=2 * _cells.DELAY["MUX2"])
-    return series(decide, incrementer(exp_bits + man_bits), special)
+    decide = b.gates(AND2=4, OR2=3, XOR2=1, MUX2=3, delay=b.cell_delay("MUX2") * 2)
+    special = b.gates(AND2=6, OR2=6, INV=2, MUX2=2 * width, delay=2 * b.cell_delay("MUX2"))
+    return series(decide, b.incrementer(exp_bits + man_bits), special)
 
 
 class Precisions(NamedTuple):
@@ -162,7 +162,8 @@ def exsdotp_precisions(src: Formats, dst: Formats) -> Precisions:
     return Precisions(es, ps, ed, pd, max(ed + 2, (2 * pd + ps + 5 - 1).bit_length()))
 
 
-def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False) -> Cost:
+def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False,
+                 blocks: Blocks | None = None) -> Cost:
     """One combinational ExSdotp unit a*b + c*d + e: ``src`` formats for a..d, ``dst`` for e and
     the result (names, ``FPFormat``s, or a sequence of them for a multi-format lane). With
     ``vsum``, also the non-expanding Vsum a + c + e (paper Sec. III-C): a and c widened to the
@@ -174,29 +175,32 @@ def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False) -> Cost:
     the first add), the bypass mux, the second add, LZC and normalization over 2P+S+5 bits, the
     1-bit fix-up shift with sticky, one rounding, specials. Exponent path (parallel to the
     multipliers): two product exponents (sum, rebias), three comparisons for the sort, the sorted
-    exponents' muxes, two shift amounts; exponent normalization beside the shifter."""
+    exponents' muxes, two shift amounts; exponent normalization beside the shifter.
+    ``blocks``: the adders, multipliers and library it is built from (``TEXTBOOK``)."""
+    b = blocks or TEXTBOOK
     src_fmts, dst_fmts = _format_list(src), _format_list(dst)
     w = exsdotp_precisions(src_fmts, dst_fmts)
     ps, pd, ew = w.src_p, w.dst_p, w.exp_width
     first, second = 2 * pd + 3, 2 * pd + ps + 4
-    unpack = parallel(times(_unpack(src_fmts), 4), times(_unpack(dst_fmts), 3 if vsum else 1))
-    products = times(array_multiplier(ps, ps), 2)
+    unpack = parallel(times(_unpack(src_fmts, b), 4),
+                      times(_unpack(dst_fmts, b), 3 if vsum else 1))
+    products = times(b.multiplier(ps, ps), 2)
     if vsum:  # the Vsum operands bypass the multipliers: significand and exponent muxes
-        products = series(products, gates(MUX2=2 * (pd + ew), delay=_cells.DELAY["MUX2"]))
-    exponents = series(times(series(ripple_adder(ew), ripple_adder(ew)), 2),  # ea+eb, rebias
-                       times(ripple_adder(ew), 3),                 # the three comparisons
-                       times(mux_tree(3, ew), 3),                  # max, int, min exponents
-                       times(ripple_adder(ew), 2))                 # the two shift amounts
-    sort = times(mux_tree(3, pd + 1), 3)                            # sign + P-bit significands
-    align_int = series(_align_shifter(pd, first), _or_tree(pd))
-    align_min = series(_align_shifter(pd, second), _or_tree(pd))
-    add_first = _add_signed(first, pd)                              # max: top P bits
-    add_second = series(gates(MUX2=second, delay=_cells.DELAY["MUX2"]),  # bypass of min
-                        _add_signed(second, first + 1))            # first sum << S
-    normalize = series(leading_zero_count(second + 1), barrel_shifter(second + 1, second + 1),
-                       parallel(mux_tree(3, pd + 1), _or_tree(pd + ps + 3)))
-    exp_normalize = times(ripple_adder(ew), 2)                     # e - lzc + 1, fix-up +-1
-    finish = series(_round_and_specials(w.dst_exp, pd - 1), _pack(dst_fmts))
+        products = series(products, b.gates(MUX2=2 * (pd + ew), delay=b.cell_delay("MUX2")))
+    exponents = series(times(series(b.adder(ew), b.adder(ew)), 2),  # ea+eb, rebias
+                       times(b.adder(ew), 3),                 # the three comparisons
+                       times(b.mux_tree(3, ew), 3),                  # max, int, min exponents
+                       times(b.adder(ew), 2))                 # the two shift amounts
+    sort = times(b.mux_tree(3, pd + 1), 3)                            # sign + P-bit significands
+    align_int = series(_align_shifter(pd, first, b), _or_tree(pd, b))
+    align_min = series(_align_shifter(pd, second, b), _or_tree(pd, b))
+    add_first = _add_signed(first, pd, b)                              # max: top P bits
+    add_second = series(b.gates(MUX2=second, delay=b.cell_delay("MUX2")),  # bypass of min
+                        _add_signed(second, first + 1, b))            # first sum << S
+    normalize = series(b.leading_zero_count(second + 1), b.barrel_shifter(second + 1, second + 1),
+                       parallel(b.mux_tree(3, pd + 1), _or_tree(pd + ps + 3, b)))
+    exp_normalize = times(b.adder(ew), 2)                     # e - lzc + 1, fix-up +-1
+    finish = series(_round_and_specials(w.dst_exp, pd - 1, b), _pack(dst_fmts, b))
     # the minimum addend is aligned while the first adder runs
     return series(unpack, parallel(products, exponents), sort,
                   parallel(series(align_int, add_first), align_min), add_second,
@@ -211,7 +215,7 @@ def exfma_precisions(src: Formats, dst: Formats) -> Precisions:
     return Precisions(e, p, e, p, max(e + 2, (2 * p + 3 - 1).bit_length()))
 
 
-def exfma_unit(src: Formats, dst: Formats) -> Cost:
+def exfma_unit(src: Formats, dst: Formats, blocks: Blocks | None = None) -> Cost:
     """One combinational (expanding) FMA a*b + c as fpnew_fma_multi builds it: a, b in ``src``,
     c and the result in ``dst``; the datapath is that of the super format of both (so an 8->16
     unit multiplies 11 x 11 bits). ``exfma_unit(f, f)`` is a plain multi-format FMA.
@@ -219,29 +223,64 @@ def exfma_unit(src: Formats, dst: Formats) -> Cost:
     Mantissa path: 3 operands unpacked, p x p multiplier; in parallel the exponent path (product
     exponent, difference, shift amount) and the addend's alignment over 3p+4 bits with sticky;
     the 3p+5-bit signed add; LZC over the lower 2p+3 bits; normalization shift over 3p+5 bits;
-    the 1-bit fix-up with sticky; one rounding; specials."""
+    the 1-bit fix-up with sticky; one rounding; specials. ``blocks`` as for ``exsdotp_unit``."""
+    b = blocks or TEXTBOOK
     src_fmts, dst_fmts = _format_list(src), _format_list(dst)
     w = exfma_precisions(src_fmts, dst_fmts)
     p, ew = w.dst_p, w.exp_width
     wide = 3 * p + 4
-    unpack = times(_unpack((*src_fmts, *dst_fmts)), 3)
-    product = array_multiplier(p, p)
-    addend = series(times(ripple_adder(ew), 4),  # product exponent (sum, rebias), difference,
-                    _align_shifter(p, wide),     # shift amount; then the addend's alignment
-                    _or_tree(p))
-    normalize = series(leading_zero_count(2 * p + 3), barrel_shifter(wide + 1, wide + 1),
-                       parallel(mux_tree(3, p + 1), _or_tree(2 * p + 3)))
-    exp_normalize = times(ripple_adder(ew), 2)
-    finish = series(_round_and_specials(w.dst_exp, p - 1), _pack(dst_fmts))
-    return series(unpack, parallel(product, addend), _add_signed(wide, 2 * p),  # product << 2
+    unpack = times(_unpack((*src_fmts, *dst_fmts), b), 3)
+    product = b.multiplier(p, p)
+    addend = series(times(b.adder(ew), 4),  # product exponent (sum, rebias), difference,
+                    _align_shifter(p, wide, b),     # shift amount; then the addend's alignment
+                    _or_tree(p, b))
+    normalize = series(b.leading_zero_count(2 * p + 3), b.barrel_shifter(wide + 1, wide + 1),
+                       parallel(b.mux_tree(3, p + 1), _or_tree(2 * p + 3, b)))
+    exp_normalize = times(b.adder(ew), 2)
+    finish = series(_round_and_specials(w.dst_exp, p - 1, b), _pack(dst_fmts, b))
+    return series(unpack, parallel(product, addend), _add_signed(wide, 2 * p, b),  # product<<2
                   parallel(normalize, exp_normalize), finish)
 
 
-def exfma_cascade(src: Formats, dst: Formats) -> Cost:
+def exfma_cascade(src: Formats, dst: Formats, blocks: Blocks | None = None) -> Cost:
     """Two ExFMA units computing (a*b + e) then c*d + that: cells of two, delays in series
     (unpipelined, each must run at twice the clock of the ExSdotp unit, paper Sec. IV)."""
-    unit = exfma_unit(src, dst)
+    unit = exfma_unit(src, dst, blocks)
     return series(unit, unit)
+
+
+# MiniFloat-NN Sec. IV: the units synthesized standalone, unpipelined, in GF 12nm at the
+# worst-case corner (0.72 V, 125 C): the ExSdotp unit at 333 MHz, each ExFMA at 667 MHz (so the
+# cascade of two keeps the ExSdotp's rate).
+SYNTHESIS_CLOCK_GHZ = {"exsdotp": 0.333, "exfma": 0.667}
+SYNTHESIS_NODE_NM = 12.0
+CLOSED_UNITS = ("exsdotp", "exfma", "exfma_cascade")
+
+
+def synthesis_period_ps(unit: str, library: str | CellLibrary = "nangate45") -> float:
+    """The period ``unit`` ("exsdotp", "exfma"; the cascade's ExFMAs: "exfma") was synthesized
+    at, in ps of ``library`` (``_timing.period_ps``: worst case to typical, 12nm to 28nm, to
+    the library)."""
+    if unit not in SYNTHESIS_CLOCK_GHZ:
+        raise ValueError(f"unknown unit {unit!r}; allowed values: "
+                         f"{', '.join(SYNTHESIS_CLOCK_GHZ)}")
+    return _timing.period_ps(SYNTHESIS_CLOCK_GHZ[unit], library, node_nm=SYNTHESIS_NODE_NM,
+                             worst_case=True)
+
+
+def closed_unit(unit: str, src: Formats, dst: Formats, library: str | CellLibrary = "nangate45",
+                vsum: bool = False) -> _timing.Closure:
+    """``unit`` ("exsdotp", "exfma", "exfma_cascade") closed at the paper's synthesis clock with
+    the cheapest speed grade (``_timing.close``); the cascade is two ExFMAs each closed at 667
+    MHz, in series. ``vsum``: the ExSdotp with its Vsum operand paths."""
+    if unit not in CLOSED_UNITS:
+        raise ValueError(f"unknown unit {unit!r}; allowed values: {', '.join(CLOSED_UNITS)}")
+    if unit == "exfma_cascade":
+        one = closed_unit("exfma", src, dst, library)
+        return one._replace(value=series(one.value, one.value))
+    build = {"exsdotp": lambda b: exsdotp_unit(src, dst, vsum=vsum, blocks=b),
+             "exfma": lambda b: exfma_unit(src, dst, blocks=b)}[unit]
+    return _timing.close(build, synthesis_period_ps(unit, library), library)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,42 +302,46 @@ def _lane_width(formats: Sequence[str]) -> int:
     return max(FORMATS[f].width for f in formats)
 
 
-def noncomp_unit(fmt: Formats) -> Cost:
+def noncomp_unit(fmt: Formats, blocks: Blocks | None = None) -> Cost:
     """fpnew_noncomp for one format: classifiers of both operands, a magnitude comparison (a
     subtractor), sign injection, min/max and compare-result muxes, the class mask."""
+    b = blocks or TEXTBOOK
     fmts = _format_list(fmt)
     width = max(f.width for f in fmts)
-    compare = series(parallel(*(series(_classifier(f), _classifier(f)) for f in fmts)),
-                     ripple_adder(width))
-    return series(compare, gates(MUX2=2 * width, XOR2=2, AND2=12, OR2=10,
-                                 delay=2 * _cells.DELAY["MUX2"]))
+    compare = series(parallel(*(series(_classifier(f, b), _classifier(f, b)) for f in fmts)),
+                     b.adder(width))
+    return series(compare, b.gates(MUX2=2 * width, XOR2=2, AND2=12, OR2=10,
+                                 delay=2 * b.cell_delay("MUX2")))
 
 
-def cast_unit(formats: Formats, int_bits: Sequence[int] = ()) -> Cost:
+def cast_unit(formats: Formats, int_bits: Sequence[int] = (),
+              blocks: Blocks | None = None) -> Cost:
     """fpnew_cast_multi on a lane that runs ``formats`` and integers of ``int_bits``: input
     unpack (FP or integer, absolute value), LZC and normalization over max(p, int) bits,
     destination exponent (rebias, subtract the count), rounding into a format or an integer,
     the result's format mux."""
+    b = blocks or TEXTBOOK
     fmts = _format_list(formats)
     e, m = super_format(fmts)
     width = max(m + 1, *int_bits) if int_bits else m + 1
     ew = max(e + 2, (width - 1).bit_length() + 1)
-    value_in = series(parallel(_unpack(fmts), series(conditional_negate(width),
-                                                     incrementer(width))),
-                      gates(MUX2=width, delay=_cells.DELAY["MUX2"]))
-    normalize = parallel(series(leading_zero_count(width), barrel_shifter(width, width)),
-                         times(ripple_adder(ew), 3))
+    value_in = series(parallel(_unpack(fmts, b), series(b.conditional_negate(width),
+                                                     b.incrementer(width))),
+                      b.gates(MUX2=width, delay=b.cell_delay("MUX2")))
+    normalize = parallel(series(b.leading_zero_count(width), b.barrel_shifter(width, width)),
+                         times(b.adder(ew), 3))
     # the integer result: shift back by the exponent, negate
-    to_int = series(barrel_shifter(width, width), conditional_negate(width))
-    finish = series(_round_and_specials(e, m), _pack((*fmts,)))
+    to_int = series(b.barrel_shifter(width, width), b.conditional_negate(width))
+    finish = series(_round_and_specials(e, m, b), _pack((*fmts,), b))
     return series(value_in, normalize, parallel(finish, to_int),
-                  gates(MUX2=width, delay=_cells.DELAY["MUX2"]))
+                  b.gates(MUX2=width, delay=b.cell_delay("MUX2")))
 
 
-def _lane_registers(group: str, operand_bits: int, operands: int) -> Cost:
+def _lane_registers(group: str, operand_bits: int, operands: int,
+                    b: Blocks = TEXTBOOK) -> Cost:
     """The group's pipeline registers for one lane (FPnew's default BEFORE placement: every
     level holds the lane's operands)."""
-    return register(PIPELINE_STAGES[group] * operands * operand_bits)
+    return b.register(PIPELINE_STAGES[group] * operands * operand_bits)
 
 
 class SdotpLaneSpec(NamedTuple):
@@ -320,24 +363,25 @@ def sdotp_lanes() -> list[SdotpLaneSpec]:
     return [wide if lane < FPU_WIDTH // 32 else narrow for lane in range(n_lanes)]
 
 
-def _sdotp_lane(lane: SdotpLaneSpec, registers: bool) -> Cost:
+def _sdotp_lane(lane: SdotpLaneSpec, registers: bool, b: Blocks = TEXTBOOK) -> Cost:
     """One wrapper lane: operand slicing by format (a mux per operand bit of its 2 x 2-wide
     inputs), the ExSdotp unit, its pipeline registers (three operands of 2 x src width)."""
     lane_bits = 2 * _lane_width(lane.src)
-    unit = series(gates(MUX2=3 * lane_bits, delay=_cells.DELAY["MUX2"]),
-                  exsdotp_unit(lane.src, lane.dst, vsum=True))
-    return series(unit, _lane_registers("sdotp", lane_bits, 3)) if registers else unit
+    unit = series(b.gates(MUX2=3 * lane_bits, delay=b.cell_delay("MUX2")),
+                  exsdotp_unit(lane.src, lane.dst, vsum=True, blocks=b))
+    return series(unit, _lane_registers("sdotp", lane_bits, 3, b)) if registers else unit
 
 
-def exsdotp_simd(registers: bool = True) -> Cost:
+def exsdotp_simd(registers: bool = True, blocks: Blocks | None = None) -> Cost:
     """The SDOTP operation group of a 64-bit FPU (paper Fig. 5): ``sdotp_lanes`` side by side,
     the 64-bit result packing mux; with the group's pipeline registers unless
     ``registers=False``."""
-    lanes = [_sdotp_lane(lane, registers) for lane in sdotp_lanes()]
-    return series(parallel(*lanes), mux_tree(3, FPU_WIDTH))
+    b = blocks or TEXTBOOK
+    lanes = [_sdotp_lane(lane, registers, b) for lane in sdotp_lanes()]
+    return series(parallel(*lanes), b.mux_tree(3, FPU_WIDTH))
 
 
-def fpu_groups() -> dict[str, Cost]:
+def fpu_groups(blocks: Blocks | None = None) -> dict[str, Cost]:
     """Snitch's FPnew instance, per operation group (``FPU_GROUPS``), with pipeline registers:
     - addmul: MERGED, one fpnew_fma_multi per SIMD lane sized for that lane's formats (lane 0
       FP64, lane 1 FP32, lanes 2-3 FP16/FP16alt, lanes 4-7 FP8/FP8alt), 3 operands per level;
@@ -346,22 +390,24 @@ def fpu_groups() -> dict[str, Cost]:
     - sdotp: the SIMD ExSdotp wrapper (``exsdotp_simd``);
     - top: the operation-group arbitration and the 64-bit result/status mux.
     DIVSQRT is disabled in this FPU (paper Sec. III-C)."""
-    addmul = [series(exfma_unit(fmts, fmts), _lane_registers("addmul", _lane_width(fmts), 3))
-              for fmts in _lanes()]
-    noncomp = [series(noncomp_unit(f), _lane_registers("noncomp", FORMATS[f].width, 2))
+    b = blocks or TEXTBOOK
+    addmul = [series(exfma_unit(fmts, fmts, b),
+                     _lane_registers("addmul", _lane_width(fmts), 3, b)) for fmts in _lanes()]
+    noncomp = [series(noncomp_unit(f, b), _lane_registers("noncomp", FORMATS[f].width, 2, b))
                for lane in range(FPU_WIDTH // 8) for f in _lane_formats(lane)]
     conv = []
     for fmts in _lanes(cpk=True):
         ints = tuple(b for b in FPU_INT_BITS if any(FORMATS[f].width == b for f in fmts))
-        conv.append(series(cast_unit(fmts, ints), _lane_registers("conv", _lane_width(fmts), 1)))
-    top = mux_tree(len(PIPELINE_STAGES), FPU_WIDTH + 5)  # result + status flags
+        conv.append(series(cast_unit(fmts, ints, b),
+                           _lane_registers("conv", _lane_width(fmts), 1, b)))
+    top = b.mux_tree(len(PIPELINE_STAGES), FPU_WIDTH + 5)  # result + status flags
     return {"addmul": parallel(*addmul), "noncomp": parallel(*noncomp),
-            "conv": parallel(*conv), "sdotp": exsdotp_simd(), "top": top}
+            "conv": parallel(*conv), "sdotp": exsdotp_simd(blocks=b), "top": top}
 
 
-def fpu() -> Cost:
+def fpu(blocks: Blocks | None = None) -> Cost:
     """The whole FPU: ``fpu_groups`` side by side."""
-    return parallel(*fpu_groups().values())
+    return parallel(*fpu_groups(blocks).values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,7 +417,7 @@ def fpu() -> Cost:
 def _switching_energy(cost: Cost) -> jnp.ndarray:
     """fJ per evaluation at 45nm: ACTIVITY of every combinational output toggles; flip-flops
     are charged separately (they are clocked once per operation they hold)."""
-    comb = cost.cells.at[..., _cells.INDEX["DFF"]].set(0.0)
+    comb = jnp.asarray(cost.cells).at[..., _cells.INDEX["DFF"]].set(0.0)
     return ACTIVITY * comb @ jnp.asarray(_cells.ENERGY)
 
 
@@ -406,9 +452,9 @@ def op_energy(group: str, src: Formats, dst: Formats | None = None, lanes: int =
     return float(lanes * (_switching_energy(unit) + registers))
 
 
-def leakage_nw(cost: Cost) -> jnp.ndarray:
-    """nW at 45nm, 1.1 V: the cells' leakage."""
-    return cost.cells @ jnp.asarray(_cells.LEAKAGE)
+def leakage_nw(cost: Cost, library: CellLibrary = NANGATE45) -> jnp.ndarray:
+    """nW in ``library`` (NanGate45: 45nm, 1.1 V): the cells' leakage."""
+    return cost.cells @ jnp.asarray(library.leakage)
 
 
 class NodeScale(NamedTuple):
