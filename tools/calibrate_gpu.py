@@ -89,37 +89,36 @@ def allreduce_constants(gpu: str) -> dict:
             "allreduce_efficiency": 1 / (per_byte * DATASHEET[gpu]["nvlink"])}
 
 
-def _bisect(seconds_at, target_error=0.0) -> float:
-    """The fraction in [0.3, 1] at which ``seconds_at(fraction)`` (relative error vs the
-    measurement, falling as the fraction rises) crosses ``target_error``."""
+def _bisect(error_at) -> float:
+    """The fraction in [0.3, 1] at which ``error_at(fraction)`` (relative error vs the
+    measurement, falling as the fraction rises) crosses 0."""
     low, high = 0.3, 1.0
-    for _ in range(40):
+    for _ in range(30):
         mid = (low + high) / 2
-        low, high = (mid, high) if seconds_at(mid) > target_error else (low, mid)
+        low, high = (mid, high) if error_at(mid) > 0 else (low, mid)
     return (low + high) / 2
+
+
+def mamf_error(entry: dict, fraction: float) -> float:
+    """Relative error of the tile model on a MAMF row with the row's format at ``fraction``."""
+    import lutcore.gpu as gpu  # the model with every other constant in place
+
+    (m, n, k, tflops), = entry["points"]
+    spec, act = gpu.gpu_spec(entry["device"]), entry["act"]
+    seconds = float(gpu.gemm_latency(_with_efficiency(spec, act, fraction), "cublas", m, n, k,
+                                     act=act, weight_bits=8 * gpu.ACT_BYTES[act]).seconds)
+    return seconds / (2.0 * m * n * k / (tflops * 1e12)) - 1
 
 
 def mamf_efficiencies() -> dict:
     """{(gpu, dtype): fraction} with which the tile model reproduces each MAMF row."""
-    import lutcore.gpu as gpu  # the model with every other constant in place
-
-    out = {}
-    for entry in _load("mamf_stas00.yaml")["sets"]:
-        (m, n, k, tflops), = entry["points"]
-        target = 2.0 * m * n * k / (tflops * 1e12)
-        spec, act = gpu.gpu_spec(entry["device"]), entry["act"]
-
-        def error(fraction):
-            trial = _with_efficiency(spec, act, fraction)
-            seconds = float(gpu.gemm_latency(trial, "cublas", m, n, k, act=act,
-                                             weight_bits=8 * gpu.ACT_BYTES[act]).seconds)
-            return seconds / target - 1
-        out[(entry["device"], act)] = _bisect(error)
-    return out
+    return {(entry["device"], entry["act"]): _bisect(lambda f, e=entry: mamf_error(e, f))
+            for entry in _load("mamf_stas00.yaml")["sets"]}
 
 
-def vidur_efficiency(name: str) -> float:
-    """The 16-bit fraction leaving the compute-bound Vidur GEMMs (M >= 1024) unbiased."""
+def vidur_bias(name: str, fraction: float) -> float:
+    """Mean relative error of the tile model on the compute-bound Vidur GEMMs (M >= 1024)
+    of ``name`` with 16-bit tensor cores at ``fraction``."""
     import lutcore.gpu as gpu
 
     rows = []
@@ -130,13 +129,14 @@ def vidur_efficiency(name: str) -> float:
                 rows += [(row["tokens"], n, k, row[op])
                          for op, (n, k) in _projections(entry["model"]).items()]
     m, n, k, measured = (np.array(c, float) for c in zip(*rows))
-    spec = gpu.gpu_spec(name)
+    spec = _with_efficiency(gpu.gpu_spec(name), "fp16", fraction)
+    seconds = np.asarray(gpu.gemm_latency(spec, "cublas", m, n, k).seconds)
+    return float(np.mean(seconds / measured - 1))
 
-    def error(fraction):
-        seconds = np.asarray(gpu.gemm_latency(_with_efficiency(spec, "fp16", fraction),
-                                              "cublas", m, n, k).seconds)
-        return float(np.mean(seconds / measured - 1))
-    return _bisect(error)
+
+def vidur_efficiency(name: str) -> float:
+    """The 16-bit fraction leaving the compute-bound Vidur GEMMs (M >= 1024) unbiased."""
+    return _bisect(lambda f: vidur_bias(name, f))
 
 
 def tensor_efficiencies() -> dict:
