@@ -1,6 +1,9 @@
 """The end-to-end GPU experiments (LUT Tensor Core Figs. 16-17, Tables 1 and 4) on small configs:
 data equal independent lutcore calls, claims computed, datasets storable, config errors."""
 
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 import yaml
@@ -163,3 +166,22 @@ def test_table4_bad_config():
         make_config(TABLE4, {"cases": [["gpt-5", 1, 1]]})
     with pytest.raises(ConfigError, match="lut_scale"):
         make_config(TABLE4, {"lut_scale": 3})
+
+
+def test_measure_gpu_dry_run_writes_the_measured_schema():
+    """benchmarks/measure_gpu.py on the CPU with tiny shapes: every kind it writes follows the
+    schema, and lut-fig16's predictors consume it (priced as if on an A100)."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    import measure_gpu
+
+    data = measure_gpu.measure(dry_run=True, repeats=1, log=lambda _: None)
+    _measured.check(data, "dry run", known_device=False)
+    assert data["protocol"]["dry_run"] and data["host_overhead_s"]["dispatch"] > 0
+    kinds = {(s["kind"], s.get("kernel", "cublas")) for s in data["sets"]}
+    assert kinds == {("gemm", "cublas"), ("gemm", "dequant"), ("layer", "cublas")}
+    assert all(p[-1] > 0 for s in data["sets"] for p in s["points"])
+    points = _measured.points("dry run", {**data, "device": "a100"})
+    assert {p.category for p in points} == {"gemm", "mpgemm", "layer"}
+    assert all(np.isfinite(p.modeled) and p.modeled > 0 for p in points)
+    assert measure_gpu.device_key("NVIDIA H200") == "h200"
+    assert measure_gpu.device_key("NVIDIA A100-SXM4-80GB") == "a100"

@@ -9,6 +9,7 @@ row. Each set has a ``kind`` and each kind a predictor (``PREDICTORS``):
 - ``gemm``: one kernel per row (m, n, k; ``kernel``, ``act``, ``weight_bits`` of the set);
 - ``layer_operators``: operators of one decoder layer, timed one by one, and their sum (the
   layer); rows are token counts (columns = operators) or operators of one fixed workload;
+- ``layer``: one decoder layer timed as a whole (one jitted function), one workload per row;
 - ``e2e``: one forward pass per row (prefill of ``tokens`` or one decode step against
   ``context``), of a model named in the file's ``models``;
 - ``all_reduce``: NCCL all-reduces of ``bytes`` over ``gpus`` GPUs.
@@ -53,19 +54,40 @@ class Point:
     modeled: float
 
 
-@functools.cache
-def load(name: str) -> dict:
-    """The measured file ``name``, checked: its role, and every set's kind and device."""
-    data = yaml.safe_load((MEASURED_DIR / name).read_text())
-    if data.get("role") not in ROLES:
-        raise ValueError(f"{name}: role {data.get('role')!r} unknown; allowed values: "
+REQUIRED = ("source", "citation", "role", "protocol", "sets")
+PROTOCOL = ("timing", "method", "dtype", "library", "clocks")
+
+
+def check(data: dict, name: str, *, known_device: bool = True) -> dict:
+    """``data`` if it follows the schema (README.md of measured/): its fields, role, protocol,
+    and every set's kind, columns and device (a ``lutcore.gpu`` GPU unless not
+    ``known_device``); else ValueError naming the file, the key and the allowed values."""
+    missing = [key for key in REQUIRED if key not in data]
+    missing += [f"protocol.{key}" for key in PROTOCOL if key not in data.get("protocol", {})]
+    if missing:
+        raise ValueError(f"{name}: missing {', '.join(missing)}")
+    if data["role"] not in ROLES:
+        raise ValueError(f"{name}: role {data['role']!r} unknown; allowed values: "
                          f"{', '.join(ROLES)}")
+    if data["protocol"]["timing"] not in ("device", "host"):
+        raise ValueError(f"{name}: protocol.timing {data['protocol']['timing']!r} unknown; "
+                         "allowed values: device, host")
     for entry in data["sets"]:
         if entry["kind"] not in PREDICTORS:
             raise ValueError(f"{name}: set {entry['name']!r}: kind {entry['kind']!r} unknown; "
                              f"allowed values: {', '.join(PREDICTORS)}")
-        gpu.gpu_spec(_device(data, entry))  # raises for an unknown GPU
+        if any(len(point) != len(entry["columns"]) for point in entry["points"]):
+            raise ValueError(f"{name}: set {entry['name']!r}: points do not match the columns "
+                             f"{entry['columns']}")
+        if known_device:
+            gpu.gpu_spec(_device(data, entry))  # raises for an unknown GPU
     return data
+
+
+@functools.cache
+def load(name: str) -> dict:
+    """The measured file ``name``, checked (``check``)."""
+    return check(yaml.safe_load((MEASURED_DIR / name).read_text()), name)
 
 
 def files() -> list[str]:
@@ -174,6 +196,22 @@ def e2e_points(data: dict, entry: dict):
     return labels, ["e2e"] * len(labels), np.array(measured), np.array(modeled)
 
 
+def whole_layer_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of a ``layer`` set: the simulator's device time
+    of the layer plus one host dispatch per call."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    rows = np.array(entry["points"], dtype=float)
+    batch, tokens, context = rows[:, 0], rows[:, 1], rows[:, 2]
+    deployment = gpu.Deployment(**entry.get("deployment", {}))
+    parts = gpu.layer_breakdown(spec, _shape(entry["name"], entry["model"]), deployment,
+                                gpu.workload(batch, tokens, context), launch=0.0)
+    overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
+    modeled = np.asarray(sum(parts.values())) + overhead
+    labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}"
+              for b, t, c in zip(batch, tokens, context)]
+    return labels, ["layer"] * len(labels), _seconds(entry["columns"], rows), modeled
+
+
 def all_reduce_points(data: dict, entry: dict):
     """(labels, categories, measured, modeled) of an ``all_reduce`` set."""
     spec = gpu.gpu_spec(_device(data, entry))
@@ -183,13 +221,14 @@ def all_reduce_points(data: dict, entry: dict):
     return labels, ["collective"] * len(labels), rows[:, 2], modeled
 
 
-PREDICTORS = {"gemm": gemm_points, "layer_operators": layer_points, "e2e": e2e_points,
-              "all_reduce": all_reduce_points}
+PREDICTORS = {"gemm": gemm_points, "layer_operators": layer_points,
+              "layer": whole_layer_points, "e2e": e2e_points, "all_reduce": all_reduce_points}
 
 
-def points(name: str) -> list[Point]:
-    """Every measured value of the file ``name`` with its prediction."""
-    data = load(name)
+def points(name: str, data: dict | None = None) -> list[Point]:
+    """Every measured value of the file ``name`` (or of ``data``, read elsewhere) with its
+    prediction."""
+    data = load(name) if data is None else data
     out = []
     for entry in data["sets"]:
         labels, categories, measured, modeled = PREDICTORS[entry["kind"]](data, entry)

@@ -39,9 +39,10 @@ ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
 # Dequantization per weight element (FasterTransformer's fast INT->FP16 conversion, Kim et al.
-# 2022 "Who Says Elephants Can't Run"): one LOP3 bit-extract on the INT32 pipe and one
-# HFMA2 (magic-number subtract and scale) on the FP16 pipe.
-DEQUANT_INT_OPS, DEQUANT_FP_OPS = 1.0, 1.0
+# 2022 "Who Says Elephants Can't Run"): one LOP3 on the INT32 pipe builds a half2 (two
+# elements) from the packed bits, one HFMA2 on the FP16 pipe (half2, counted as 2 lanes in
+# ``fp16_lanes``) subtracts the magic number and scales both.
+DEQUANT_INT_OPS, DEQUANT_FP_OPS = 0.5, 1.0
 # Group-wise quantization: one FP16 scale per 128 weights (the GPTQ / AWQ default group size).
 DEQUANT_GROUP, SCALE_BYTES = 128, 2
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).

@@ -166,8 +166,8 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
     llm: an ``LLMShape`` or ``Shapes`` (arrays broadcasting with ``work``); work: the workload
     arrays; is_lut: the projection kernel reads precomputed tables (adds the precompute
     operators); split, kv_bytes: the tensor-parallel degree and KV-cache bytes per element as
-    numbers or traced arrays (default: the deployment's); the all-reduces are in the graph when
-    the deployment's ``tensor_parallel`` > 1."""
+    numbers or traced arrays (default: the deployment's); the two all-reduces are in every
+    graph and cost nothing (no launch, no bytes) on one GPU."""
     tp = deployment.tensor_parallel if split is None else split
     hidden, head_dim = llm.hidden * 1.0, llm.hidden / llm.heads
     heads, kv_heads = llm.heads / tp, jnp.maximum(llm.kv_heads / tp, 1.0)
@@ -194,8 +194,10 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                                 cuda_flops=rows * width * adds, launches=0.0))
 
     def all_reduce(name):
-        if deployment.tensor_parallel > 1:  # Megatron-LM: the row-parallel GEMM's partials
-            ops.append(Operator(name, "collective", dram_bytes=rows * hidden * FP16_BYTES))
+        # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU
+        split = jnp.asarray(tp, float) > 1
+        ops.append(Operator(name, "collective", dram_bytes=rows * hidden * FP16_BYTES * split,
+                            launches=split * 1.0))
 
     # attention block: [residual add +] norm, QKV projection [+ RoPE], attention, output proj.
     ops.append(_memory("attention_norm", rows * hidden * residual_in,

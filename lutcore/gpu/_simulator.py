@@ -68,10 +68,11 @@ def machine(gpu, deployment: Deployment) -> Machine:
     check_kernel(gpu, deployment.kernel, deployment.activation, deployment.weight_bits, "fused")
     if deployment.tensor_parallel > 1 and not gpu.nvlink_bandwidth:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
+    link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
     values = dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
                   cuda_core_flops=gpu.cuda_core_flops, launch_overhead=gpu.launch_overhead,
                   kernel_latency=gpu.kernel_latency,
-                  link_bandwidth=gpu.allreduce_efficiency * gpu.nvlink_bandwidth,
+                  link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
                   tensor_parallel=deployment.tensor_parallel,
                   kv_bytes=KV_BYTES[deployment.kv_cache], step_overhead=deployment.step_overhead)
@@ -112,9 +113,9 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
     tp = mach.tensor_parallel
     seconds = {}
     for op in ops:
-        if op.kind == "collective":
-            seconds[op.name] = ring_all_reduce(op.dram_bytes, tp, mach.link_bandwidth,
-                                               mach.allreduce_latency)
+        if op.kind == "collective":  # op.launches: 0 on one GPU
+            seconds[op.name] = op.launches * ring_all_reduce(
+                op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency)
         else:
             seconds[op.name] = (jnp.maximum(op.dram_bytes / mach.dram_bandwidth,
                                             op.cuda_flops / mach.cuda_core_flops)
@@ -146,11 +147,12 @@ def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
 
 def _graph(deployment: Deployment) -> Deployment:
     """The deployment as the operator graph sees it: the weight width, the tensor-parallel
-    degree beyond "split or not", the KV-cache format and the step overhead only enter the
-    ``Machine``, so one compilation serves them all."""
-    return dataclasses.replace(deployment, weight_bits=16,
-                               tensor_parallel=min(deployment.tensor_parallel, 2),
-                               kv_cache="fp16", step_overhead=0.0)
+    degree, the KV-cache format, the step overhead and (but for LUT kernels, whose tables it
+    sizes) the activation format only enter the ``Machine``, so one compilation serves them
+    all."""
+    activation = deployment.activation if is_lut_kernel(deployment.kernel) else "fp16"
+    return dataclasses.replace(deployment, weight_bits=16, tensor_parallel=1,
+                               kv_cache="fp16", step_overhead=0.0, activation=activation)
 
 
 @functools.partial(jax.jit, static_argnames=("deployment", "layer_only"))
