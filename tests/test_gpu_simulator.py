@@ -67,7 +67,7 @@ def test_tensor_parallel_layers_all_reduce_over_nvlink():
     llm, work = gpu.LLMS["llama2-70b"], gpu.workload(4, 128)
     one = gpu.layer_breakdown(A100, llm, gpu.Deployment(), work, launch=0.0)
     four = gpu.layer_breakdown(A100, llm, gpu.Deployment(tensor_parallel=4), work, launch=0.0)
-    assert float(one["attention_all_reduce"]) == float(one["ffn_all_reduce"]) == 0.0
+    assert "attention_all_reduce" not in one  # in the graph, free and not shown on one GPU
     nbytes = 4 * 128 * 8192 * 2
     ring = 1.44e-5 + 2 * 3 / 4 * nbytes / (0.422 * 300e9)
     for name in ("attention_all_reduce", "ffn_all_reduce"):
@@ -140,6 +140,8 @@ def test_no_operator_beats_the_roofline(spec, deployment):
         work = gpu.workload(batch, tokens)
         seconds = gpu.layer_breakdown(spec, llm, deployment, work, launch=0.0)
         for op in gpu.layer_operators(llm, deployment, work, is_lut=deployment.kernel != "cublas"):
+            if op.kind == "collective":  # one GPU: free, not shown
+                continue
             time = float(seconds[op.name])
             bandwidth = spec.dram_efficiency * spec.dram_bandwidth
             assert time >= float(op.dram_bytes) / bandwidth * (1 - 1e-9)

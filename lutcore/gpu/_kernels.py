@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-import jax.numpy as jnp
+import jax
 import numpy as np
 
 from lutcore.lut import make_scheme, op_counts
@@ -173,13 +173,16 @@ def precompute_seconds(gpu: GPUSpec, m, k, lut_bits: int):
 
 def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
     """``tile_model`` on the broadcast m, n, k flattened and padded to a power-of-two length,
-    so shapes of similar sizes share one compilation."""
-    m, n, k = jnp.broadcast_arrays(*(jnp.asarray(x, float) for x in (m, n, k)))
+    so shapes of similar sizes share one compilation (concrete inputs; traced ones go
+    straight through, their shapes fixed by the caller's trace)."""
+    if any(isinstance(x, jax.core.Tracer) for x in (m, n, k)):
+        return tile_model(hw, m, n, k, work=work)
+    m, n, k = np.broadcast_arrays(*(np.asarray(x, float) for x in (m, n, k)))
     shape, size = m.shape, m.size
     bucket = max(8, 1 << (size - 1).bit_length())
-    flat = [jnp.pad(x.reshape(-1), (0, bucket - size), constant_values=1.0) for x in (m, n, k)]
+    flat = [np.pad(x.reshape(-1), (0, bucket - size), constant_values=1.0) for x in (m, n, k)]
     result = tile_model(hw, *flat, work=work)
-    return GemmLatency(*(x[:size].reshape(shape) for x in result))
+    return GemmLatency(*(np.asarray(x)[:size].reshape(shape) for x in result))
 
 
 def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",

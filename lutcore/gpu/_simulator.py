@@ -179,6 +179,13 @@ def _seconds(mach: Machine, llm: Shapes, work: Workload, launch, *, deployment: 
     return seconds
 
 
+def _shown(seconds: dict, deployment: Deployment) -> dict:
+    """The breakdown without the all-reduces of a single-GPU deployment (in its graph, free)."""
+    if deployment.tensor_parallel > 1:
+        return seconds
+    return {name: value for name, value in seconds.items() if not name.endswith("_all_reduce")}
+
+
 def _as_shapes(llm) -> Shapes:
     if isinstance(llm, Shapes):
         return Shapes(*(jnp.asarray(x, float) for x in llm))
@@ -193,8 +200,8 @@ def layer_breakdown(gpu, llm, deployment: Deployment, work: Workload, *,
     only)."""
     mach = machine(gpu, deployment)
     launch = mach.launch_overhead if launch is None else jnp.asarray(launch, float)
-    return _seconds(mach, _as_shapes(llm), work, launch, deployment=_graph(deployment),
-                    layer_only=True)
+    return _shown(_seconds(mach, _as_shapes(llm), work, launch, deployment=_graph(deployment),
+                           layer_only=True), deployment)
 
 
 def model_breakdown(gpu, llm, deployment: Deployment, work: Workload) -> dict:
@@ -202,8 +209,8 @@ def model_breakdown(gpu, llm, deployment: Deployment, work: Workload) -> dict:
     operator, then the embedding, final norm and LM head (``edge_operators``), ``host_stall``
     and ``framework``."""
     mach = machine(gpu, deployment)
-    return _seconds(mach, _as_shapes(llm), work, mach.launch_overhead,
-                    deployment=_graph(deployment), layer_only=False)
+    return _shown(_seconds(mach, _as_shapes(llm), work, mach.launch_overhead,
+                           deployment=_graph(deployment), layer_only=False), deployment)
 
 
 def model_latency(gpu, llm, deployment: Deployment, work: Workload) -> jnp.ndarray:
