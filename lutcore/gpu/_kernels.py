@@ -182,7 +182,8 @@ def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
     bucket = max(8, 1 << (size - 1).bit_length())
     flat = [np.pad(x.reshape(-1), (0, bucket - size), constant_values=1.0) for x in (m, n, k)]
     result = tile_model(hw, *flat, work=work)
-    return GemmLatency(*(np.asarray(x)[:size].reshape(shape) for x in result))
+    return GemmLatency(**{name: np.asarray(x)[:size].reshape(shape)
+                          for name, x in result._asdict().items()})
 
 
 def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",

@@ -106,7 +106,8 @@ def workload(batch, tokens, context=None) -> Workload:
     x sequences of y tokens each, nothing cached before)."""
     batch, tokens = jnp.asarray(batch, float), jnp.asarray(tokens, float)
     context = tokens if context is None else jnp.asarray(context, float)
-    return Workload(*jnp.broadcast_arrays(batch, tokens, context))
+    batch, tokens, context = jnp.broadcast_arrays(batch, tokens, context)
+    return Workload(batch=batch, tokens=tokens, context=context)
 
 
 class Operator(NamedTuple):

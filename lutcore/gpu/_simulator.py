@@ -188,7 +188,7 @@ def _shown(seconds: dict, deployment: Deployment) -> dict:
 
 def _as_shapes(llm) -> Shapes:
     if isinstance(llm, Shapes):
-        return Shapes(*(jnp.asarray(x, float) for x in llm))
+        return Shapes(**{f: jnp.asarray(x, float) for f, x in llm._asdict().items()})
     return Shapes(**{f: jnp.asarray(float(getattr(llm, f))) for f in Shapes._fields})
 
 
@@ -238,7 +238,8 @@ def latency_sweep(configs, llms, work: Workload) -> jnp.ndarray:
     agree (same kernel, fusion, precompute, ...) are stacked and vmapped in one compiled call,
     whatever their GPU variant and weight width."""
     models = shapes(llms)
-    models = Shapes(*(x.reshape((-1,) + (1,) * jnp.ndim(work.batch)) for x in models))
+    models = Shapes(**{f: x.reshape((-1,) + (1,) * jnp.ndim(work.batch))
+                       for f, x in models._asdict().items()})
     groups: dict = {}
     for index, (gpu, deployment) in enumerate(configs):
         groups.setdefault(_graph(deployment), []).append((index, machine(gpu, deployment)))
