@@ -110,8 +110,15 @@ def plot(ds: xr.Dataset):
 
 
 def table(ds: xr.Dataset) -> str:
-    rows = [[r["device"], r["category"], r["role"], r["rows"], f"{r['mape']:.2f}",
-             f"{r['bias']:+.2f}", ", ".join(r["sources"])] for r in summary(ds)]
+    by_key = {(r["device"], r["category"], r["role"]): r for r in summary(ds)}
+    rows = []
+    for device, category in sorted({k[:2] for k in by_key}):
+        cells = [device, category]
+        for role in ("validation", "calibration"):
+            r = by_key.get((device, category, role))
+            cells += ([r["rows"], f"{r['mape']:.2f}", f"{r['bias']:+.2f}",
+                       ", ".join(r["sources"])] if r else ["0", "-", "-", "-"])
+        rows.append(cells)
     per_set = []
     for source in sorted(set(ds.source.values)):
         for name in sorted(set(ds.set.values[ds.source.values == source])):
@@ -120,10 +127,12 @@ def table(ds: xr.Dataset) -> str:
             per_set.append([source, name, str(ds.role.values[pick][0]),
                             str(ds.device.values[pick][0]), int(pick.sum()),
                             f"{np.abs(errors).mean():.2f}", f"{errors.mean():+.2f}"])
-    return ("MAPE per GPU, category and role (validation sets never set a constant; the "
-            "calibration sets set the constants that name them).\n\n"
-            + markdown_table(["GPU", "category", "role", "rows", "MAPE (%)", "bias (%)",
-                              "sources"], rows, right=3)
+    return ("MAPE per GPU and category, validation beside calibration (validation sets never "
+            "set a constant; the calibration sets set the constants that name them).\n\n"
+            + markdown_table(["GPU", "category", "validation rows", "validation MAPE (%)",
+                              "validation bias (%)", "validation sources", "calibration rows",
+                              "calibration MAPE (%)", "calibration bias (%)",
+                              "calibration sources"], rows)
             + "\n\nPer measured set:\n\n"
             + markdown_table(["source", "set", "role", "GPU", "rows", "MAPE (%)", "bias (%)"],
                              per_set, right=3))
