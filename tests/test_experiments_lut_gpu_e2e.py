@@ -1,11 +1,16 @@
 """The end-to-end GPU experiments (LUT Tensor Core Figs. 16-17, Tables 1 and 4) on small configs:
 data equal independent lutcore calls, claims computed, datasets storable, config errors."""
 
+import pathlib
+import sys
+
 import numpy as np
 import pytest
+import yaml
 
 import lutcore.gpu as gpu
 from experiments import ConfigError, get, make_config
+from experiments.lut_tensor_core import _measured
 from experiments.lut_tensor_core._tc_area import sm_arrays
 
 FIG16, FIG17, TABLE1, TABLE4 = (get(i) for i in ("lut-fig16", "lut-fig17", "lut-table1",
@@ -16,35 +21,71 @@ def storable(ds, tmp_path):
     ds.to_netcdf(tmp_path / "out.nc", engine="h5netcdf")
 
 
-def test_fig16_gemm_points_are_the_kernel_model_plus_host_overhead(tmp_path):
-    ds = FIG16.run(make_config(FIG16, {"sets": ["gemm"]}))
-    point = ds.sel(point="GEMM 1024x12288x12288")
+def test_fig16_points_are_independent_lutcore_calls(tmp_path):
+    ds = FIG16.run(make_config(FIG16, {"sources": ["llmcompass_a100.yaml", "mamf_stas00.yaml"]}))
+    point = ds.sel(point="llmcompass_a100.yaml: GEMM sweeps: 1024x12288x12288")
     modeled = float(gpu.gemm_latency(gpu.A100, "cublas", 1024, 12288, 12288).seconds) + 2.1e-5
     assert float(point.modeled) == pytest.approx(modeled * 1e3, rel=1e-6)
     assert float(point.measured) == pytest.approx(1.1990)
+    assert str(point.role.values) == "validation" and str(point.category.values) == "gemm"
+    mamf = ds.sel(point="mamf_stas00.yaml: H100 SXM FP8 MAMF: 1024x9216x14336")
+    assert float(mamf.measured) == pytest.approx(2 * 1024 * 9216 * 14336 / 1402.6e12 * 1e3)
+    assert float(mamf.modeled) == pytest.approx(float(gpu.gemm_latency(
+        gpu.H100, "cublas", 1024, 9216, 14336, act="fp8", weight_bits=8).seconds) * 1e3)
     errors = (ds.modeled - ds.measured) / ds.measured * 100
     np.testing.assert_allclose(ds.error, errors)
-    assert FIG16.mapes(ds)["GEMMs"] == pytest.approx(float(np.abs(errors).mean()))
+    rows = {(r["role"], r["device"], r["category"]): r for r in FIG16.summary(ds)}
+    gemm = rows[("validation", "a100", "gemm")]
+    pick = (ds.role == "validation") & (ds.category == "gemm")
+    assert gemm["rows"] == int(pick.sum()) and gemm["sources"] == ["llmcompass_a100.yaml"]
+    assert gemm["mape"] == pytest.approx(float(np.abs(errors[pick]).mean()))
+    assert FIG16.mape(ds, "calibration", "gemm", "h200") == pytest.approx(
+        float(abs(ds.error.sel(point="mamf_stas00.yaml: H200 SXM FP8 MAMF: 1280x4096x12032"))))
     [claim] = FIG16.claims(ds)
-    assert claim.claim == "simulator_mape" and "GEMMs" in claim.ours
-    assert "| GEMM 64x12288x12288 |" in FIG16.table(ds)
+    assert claim.claim == "simulator_mape" and "validation single-layer" in claim.ours
+    assert "| a100 | gemm | 32 |" in FIG16.table(ds)
+    FIG16.plot(ds)
     storable(ds, tmp_path)
 
 
 def test_fig16_layer_total_is_the_sum_of_its_operators():
-    ds = FIG16.run(make_config(FIG16, {"sets": ["gpt3_layer_decode"]}))
-    operators = ds.sel(point=~ds.is_total)
-    total = ds.sel(point="decode layer total")
-    assert float(total.measured) == pytest.approx(float(operators.measured.sum()))
-    assert float(total.modeled) == pytest.approx(float(operators.modeled.sum()))
-    assert set(FIG16.mapes(ds)) == {"layer totals", "layer operators", "all points"}
+    ds = FIG16.run(make_config(FIG16, {"sources": ["llmcompass_a100.yaml"]}))
+    decode = ds.sel(point=ds.set == "GPT-3 175B layer, decode")
+    operators = decode.sel(point=decode.category != "layer")
+    total = decode.sel(point=decode.category == "layer")
+    assert float(total.measured.sum()) == pytest.approx(float(operators.measured.sum()))
+    assert float(total.modeled.sum()) == pytest.approx(float(operators.modeled.sum()))
+    # each operator: the simulator's device time plus LLMCompass's host cost per call
+    layer = gpu.layer_breakdown(gpu.A100, gpu.LLMShape("l", 12288, 49152, 96, 96, 1, 50257,
+                                                       gated=False, rotary=False),
+                                gpu.Deployment(fusion=False, attention="unfused",
+                                               fused_qkv=False, tensor_parallel=4),
+                                gpu.workload(8, 1, 3072), launch=0.0)
+    qkv = decode.sel(point="llmcompass_a100.yaml: GPT-3 175B layer, decode: qkv_projection")
+    assert float(qkv.modeled) == pytest.approx(
+        (float(layer["q_projection"]) + float(layer["kv_projection"]) + 3 * 2.1e-5) * 1e3)
+
+
+def test_measured_files_declare_their_role_and_kinds(tmp_path, monkeypatch):
+    for name in _measured.files():
+        data = _measured.load(name)
+        assert data["role"] in _measured.ROLES and data["source"] and data["protocol"]["timing"]
+    bad = yaml.safe_load((_measured.MEASURED_DIR / "mamf_stas00.yaml").read_text())
+    monkeypatch.setattr(_measured, "MEASURED_DIR", tmp_path)
+    _measured.load.cache_clear()
+    (tmp_path / "x.yaml").write_text(yaml.safe_dump({**bad, "role": "both"}))
+    with pytest.raises(ValueError, match="role 'both' unknown; allowed values: calibration"):
+        _measured.load("x.yaml")
+    bad["sets"][0]["kind"] = "gemv"
+    (tmp_path / "y.yaml").write_text(yaml.safe_dump(bad))
+    with pytest.raises(ValueError, match="kind 'gemv' unknown"):
+        _measured.load("y.yaml")
+    _measured.load.cache_clear()
 
 
 def test_fig16_bad_config():
-    with pytest.raises(ConfigError, match="sets"):
-        make_config(FIG16, {"sets": ["gemv"]})
-    with pytest.raises(ConfigError, match="source"):
-        make_config(FIG16, {"source": "nowhere.yaml"})
+    with pytest.raises(ConfigError, match="sources"):
+        make_config(FIG16, {"sources": ["nowhere.yaml"]})
 
 
 def test_fig17_small_sweep(tmp_path):
@@ -125,3 +166,22 @@ def test_table4_bad_config():
         make_config(TABLE4, {"cases": [["gpt-5", 1, 1]]})
     with pytest.raises(ConfigError, match="lut_scale"):
         make_config(TABLE4, {"lut_scale": 3})
+
+
+def test_measure_gpu_dry_run_writes_the_measured_schema():
+    """benchmarks/measure_gpu.py on the CPU with tiny shapes: every kind it writes follows the
+    schema, and lut-fig16's predictors consume it (priced as if on an A100)."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    import measure_gpu
+
+    data = measure_gpu.measure(dry_run=True, repeats=1, log=lambda _: None)
+    _measured.check(data, "dry run", known_device=False)
+    assert data["protocol"]["dry_run"] and data["host_overhead_s"]["dispatch"] > 0
+    kinds = {(s["kind"], s.get("kernel", "cublas")) for s in data["sets"]}
+    assert kinds == {("gemm", "cublas"), ("gemm", "dequant"), ("layer", "cublas")}
+    assert all(p[-1] > 0 for s in data["sets"] for p in s["points"])
+    points = _measured.points("dry run", {**data, "device": "a100"})
+    assert {p.category for p in points} == {"gemm", "mpgemm", "layer"}
+    assert all(np.isfinite(p.modeled) and p.modeled > 0 for p in points)
+    assert measure_gpu.device_key("NVIDIA H200") == "h200"
+    assert measure_gpu.device_key("NVIDIA A100-SXM4-80GB") == "a100"

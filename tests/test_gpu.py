@@ -1,7 +1,8 @@
 """lutcore.gpu specs, LLM shapes and kernel models: datasheet peaks recomputed from the per-SM
-numbers, the cited efficiency factors, shapes against the public configs, roofline limits at
-efficiency x peak, monotonicity, a hand-computed latency, exact bank-conflict expectations, and
-clear errors."""
+numbers, shapes against the public configs, roofline limits at the achievable fractions x peak,
+monotonicity, hand-computed latencies (GEMV, fixed kernel cost, the tandem-line overlap), the
+library tile sets (Hopper warpgroups, split-K, stream-K), exact bank-conflict expectations,
+and clear errors."""
 
 import dataclasses
 import itertools
@@ -12,6 +13,8 @@ import numpy as np
 import pytest
 
 import lutcore.gpu as gpu
+from lutcore.gpu import _specs, _tiles
+from lutcore.gpu._tiles import overlapped
 
 A100_LUT4 = gpu.with_lut_tensor_core(gpu.A100, 4, "fp16")
 # (spec, kernel, act, weight_bits) of every kernel family
@@ -43,7 +46,12 @@ def test_cuda_core_and_memory_numbers():
     assert gpu.RTX3090.cuda_core_flops == pytest.approx(35.6e12, rel=0.005)
     assert gpu.A100.l2_bandwidth == pytest.approx(5120 * 1.41e9)
     assert (gpu.H200.dram_bandwidth, gpu.H200.sms) == (4.8e12, gpu.H100.sms)
-    assert gpu.dram_bandwidth(gpu.A100) == 2039e9 and gpu.launch_overhead(gpu.A100) > 0
+    assert gpu.A100.achievable_dram_bandwidth == pytest.approx(1.80e12)  # E2
+    assert gpu.A100.gemm_dram_bandwidth == pytest.approx(0.789 * 2039e9)  # C2
+    # a sustained clock moves the SM rates, not the datasheet peaks
+    fast = dataclasses.replace(gpu.RTX3090, sustained_clock_ghz=1.9)
+    assert fast.tensor_peak("fp16") == gpu.RTX3090.tensor_peak("fp16")
+    assert fast.cuda_core_flops == pytest.approx(gpu.RTX3090.cuda_core_flops * 1.9 / 1.695)
 
 
 def test_lut_variants_scale_the_bit_serial_peak():
@@ -78,43 +86,48 @@ def test_llama2_70b_and_layer_gemms_match_the_config():
 
 @pytest.mark.parametrize("spec,kernel,act,bits", CASES)
 def test_no_kernel_beats_the_achievable_compute_or_dram_rate(spec, kernel, act, bits):
-    """Achieved ops/s <= efficiency x datasheet peak (tensor cores and LUT arrays; LUT-GEMM's
-    CUDA cores at 1.0), achieved DRAM bytes/s <= dram_efficiency x datasheet bandwidth."""
+    """Achieved ops/s <= the act's achievable fraction x datasheet peak (tensor cores and LUT
+    arrays; LUT-GEMM's CUDA cores at 1.0), achieved DRAM bytes/s <= the GEMM-kernel fraction x
+    datasheet bandwidth, and every kernel takes at least its fixed device time."""
     m, n, k = grid()
     result = gpu.gemm_latency(spec, kernel, m, n, k, act=act, weight_bits=bits)
     seconds = np.asarray(result.seconds)
-    efficiency = 1.0 if kernel == "lut_gemm" else spec.tensor_efficiency
+    efficiency = 1.0 if kernel == "lut_gemm" else spec.efficiency(act)
     achievable = efficiency * gpu.peak_ops(spec, kernel, act=act, weight_bits=bits)
-    a_bytes = (gpu.lut_table_bytes(16 if act == "fp16" else 8) if kernel == "lut_tensor_core"
+    a_bytes = (gpu.lut_table_bytes(gpu.default_lut_bits(act)) if kernel == "lut_tensor_core"
                else gpu.ACT_BYTES[act])
     compulsory = m * k * a_bytes + n * k * bits / 8 + m * n * 2
     assert np.all(np.isfinite(seconds))
     assert np.all(2 * m * n * k / seconds <= achievable * (1 + 1e-9))
-    assert np.all(compulsory / seconds <= spec.dram_efficiency * spec.dram_bandwidth
-                  * (1 + 1e-9))
+    assert np.all(compulsory / seconds <= spec.gemm_dram_bandwidth * (1 + 1e-9))
     assert np.all(seconds >= np.asarray(result.compute) - 1e-15)
+    assert np.all(seconds >= spec.kernel_latency + spec.gemm_prologue)
 
 
-@pytest.mark.parametrize("spec,tensor,dram", [
-    (gpu.A100, 267.9 / 312, 1.80 / 2.039),  # MAMF A100 SXM; 1.80 TB/s read kernel
-    (gpu.RTX3090, 267.9 / 312, 304.1 / 336),  # assumed: A100's MAMF; RTX 2060 BabelStream
-    (gpu.H100, 792.1 / 989, 2.8 / 3.35),  # MAMF H100 SXM; 2.8 TB/s coalesced loads
-    (gpu.H200, 792.1 / 989, 2.8 / 3.35)])  # assumed: H100's
-def test_efficiencies_are_the_cited_measurements_and_keep_the_peaks(spec, tensor, dram):
-    assert (spec.tensor_efficiency, spec.dram_efficiency) == pytest.approx((tensor, dram))
-    assert gpu.achievable_dram_bandwidth(spec) == pytest.approx(dram * spec.dram_bandwidth)
-    # the LUT and DRM variants keep the efficiencies; the peaks stay the datasheet values
+@pytest.mark.parametrize("spec,fp16,eight_bit", [
+    (gpu.A100, _specs.FP16_A100, _specs.FP16_A100 * _specs.EIGHT_BIT_RATIO),
+    (gpu.RTX3090, _specs.FP16_A100, _specs.FP16_A100 * _specs.EIGHT_BIT_RATIO),
+    (gpu.H100, _specs.FP16_H100, _specs.FP8_H100), (gpu.H200, _specs.FP16_H100, _specs.FP8_H200)])
+def test_efficiencies_are_per_format_and_kept_by_the_variants(spec, fp16, eight_bit):
+    assert spec.efficiency("fp16") == spec.efficiency("bf16") == fp16
+    assert spec.efficiency("int8") == pytest.approx(eight_bit)
+    if spec.name in ("a100", "rtx3090"):  # derived with C1's Hopper 8-bit / 16-bit ratio
+        assert spec.efficiency("int8") < spec.efficiency("fp16")
+    # the LUT and DRM variants keep the fractions; the peaks stay the datasheet values
     variant = gpu.with_double_registers(gpu.with_lut_tensor_core(spec, 2))
+    assert variant.efficiency("int8") == spec.efficiency("int8")
     assert (variant.tensor_efficiency, variant.dram_efficiency) == (spec.tensor_efficiency,
                                                                     spec.dram_efficiency)
-    assert gpu.dram_bandwidth(spec) == spec.dram_bandwidth
 
 
-@pytest.mark.parametrize("field", ["tensor_efficiency", "dram_efficiency"])
-@pytest.mark.parametrize("value", [0.0, 1.2])
+@pytest.mark.parametrize("field", ["tensor_efficiency", "dram_efficiency",
+                                   "gemv_dram_efficiency", "allreduce_efficiency"])
+@pytest.mark.parametrize("value", [-0.1, 1.2])
 def test_efficiency_outside_zero_one_is_rejected(field, value):
     with pytest.raises(ValueError, match=field):
         dataclasses.replace(gpu.A100, **{field: value})
+    with pytest.raises(ValueError, match=r"dtype_efficiency\[int8\]"):
+        dataclasses.replace(gpu.A100, dtype_efficiency=(("int8", value),))
 
 
 @pytest.mark.parametrize("spec,kernel,act,bits", CASES)
@@ -142,24 +155,46 @@ def test_larger_lut_arrays_and_drm_never_slow_down(act, bits):
         previous = plain
 
 
-def test_hand_computed_gemv_is_dram_bound():
-    # FP16 GEMV 1 x 4096 x 4096 on A100: A, W (32 MiB, fits the 40 MB L2) and C each once, at
-    # the A100's achievable 1.80 TB/s (88.3 % of 2039 GB/s)
-    bytes_moved = 4096 * 2 + 4096 * 4096 * 2 + 4096 * 2
-    result = gpu.gemm_latency(gpu.A100, "cublas", 1, 4096, 4096)
-    assert float(result.seconds) == pytest.approx(bytes_moved / 1.80e12, rel=1e-9)
-    assert float(result.dram) == pytest.approx(float(result.seconds))
+def test_overlap_is_the_finite_buffer_tandem_line():
+    """Buzacott & Shanthikumar: throughput (1 - rho^(B+1)) / (1 - rho^(B+2)) of the slower."""
+    assert float(overlapped(2.0, 1.0, 2.0)) == pytest.approx(2.0 / ((1 - 0.5 ** 3)
+                                                                    / (1 - 0.5 ** 4)))
+    assert float(overlapped(1.0, 1.0, 2.0)) == pytest.approx(4 / 3, rel=1e-4)  # (B+2)/(B+1)
+    assert float(overlapped(1.0, 1e-9, 3.0)) == pytest.approx(1.0)  # unbalanced: the max
+    assert float(overlapped(1.0, 3.0, 2.0)) == float(overlapped(3.0, 1.0, 2.0))
 
 
-def test_hand_computed_compute_bound_lut_gemm_reaches_its_achievable_peak():
-    # 2048 x 27648 x 5120, W_INT1 A_FP16 on 1x LUT arrays: 512 x 4 MAC-equivalents per SM per
-    # clock at the A100's achievable 267.9 / 312 of peak, tiles divide evenly
-    # -> exactly 2mnk / (0.859 x peak)
+def test_hand_computed_gemv_streams_at_the_gemv_rate_plus_the_fixed_cost():
+    # FP16 GEMV 1 x 28672 x 8192 on A100 (470 MB, past the 40 MB L2): A, W and C once at the
+    # GEMV-class 78.9 % of 2039 GB/s (C2); the SM pipes of a 16-row tile are nearly idle, so
+    # the tandem-line overlap adds next to nothing; plus 2.0 + 2.22 us of fixed device time
+    bytes_moved = 8192 * 2 + 28672 * 8192 * 2 + 28672 * 2
+    result = gpu.gemm_latency(gpu.A100, "cublas", 1, 28672, 8192)
+    stream = bytes_moved / (0.789 * 2039e9)
+    fixed = gpu.A100.kernel_latency + gpu.A100.gemm_prologue
+    assert float(result.dram) == pytest.approx(stream, rel=1e-4)
+    assert stream + fixed <= float(result.seconds) <= 1.02 * stream + fixed
+
+
+def test_a_tiny_gemm_costs_its_fixed_device_time():
+    for spec in (gpu.A100, gpu.H100):
+        seconds = float(gpu.gemm_latency(spec, "cublas", 1, 64, 64).seconds)
+        assert seconds == pytest.approx(spec.kernel_latency + spec.gemm_prologue, rel=0.05)
+
+
+def test_compute_bound_lut_gemm_runs_at_its_achievable_peak():
+    # 2048 x 27648 x 5120, W_INT1 A_FP16 on 1x LUT arrays: the busiest SM's compute equals
+    # tiles x tile MACs / (512 x 4 x fraction) clocks, and the kernel takes at least that
     spec = gpu.with_lut_tensor_core(gpu.A100, 1, "fp16")
-    seconds = float(gpu.gemm_latency(spec, "lut_tensor_core", 2048, 27648, 5120,
-                                     weight_bits=1).seconds)
-    assert seconds == pytest.approx(
-        2048 * 27648 * 5120 / (2048 * 108 * 1.41e9 * 267.9 / 312), rel=1e-9)
+    result = gpu.gemm_latency(spec, "lut_tensor_core", 2048, 27648, 5120, weight_bits=1)
+    tiles = np.ceil(2048 / result.tile_m) * np.ceil(27648 / result.tile_n) * result.split_k
+    k_pad = np.ceil(np.ceil(5120 / result.split_k) / result.tile_k) * result.tile_k
+    clocks = (np.ceil(tiles / 108) * result.tile_m * result.tile_n * k_pad
+              / (2048 * _specs.FP16_A100))
+    assert float(result.compute) == pytest.approx(float(clocks) / 1.41e9, rel=1e-6)
+    assert float(result.seconds) >= float(result.compute)
+    ideal = 2048 * 27648 * 5120 / (2048 * 108 * 1.41e9 * _specs.FP16_A100)
+    assert float(result.seconds) <= 1.3 * ideal
 
 
 def test_separate_precompute_adds_its_own_kernel():
@@ -167,10 +202,45 @@ def test_separate_precompute_adds_its_own_kernel():
     fused = gpu.gemm_latency(spec, "lut_tensor_core", 1024, 8192, 8192, weight_bits=2)
     separate = gpu.gemm_latency(spec, "lut_tensor_core", 1024, 8192, 8192, weight_bits=2,
                                 precompute="separate")
-    # reads FP16 activations, writes 8 FP16 entries per 4 activations, at the achievable 1.80 TB/s
-    table_traffic = 1024 * 8192 * (2 + 4) / 1.80e12
-    assert float(separate.precompute) == pytest.approx(table_traffic, rel=1e-9)
-    assert float(separate.seconds) == pytest.approx(float(fused.seconds) + table_traffic)
+    # reads FP16 activations, writes 8 FP16 entries per 4 activations, at the streaming
+    # 1.80 TB/s, plus one kernel's fixed device time
+    table_kernel = 1024 * 8192 * (2 + 4) / 1.80e12 + gpu.A100.kernel_latency
+    assert float(separate.precompute) == pytest.approx(table_kernel, rel=1e-9)
+    assert float(separate.seconds) == pytest.approx(float(fused.seconds) + table_kernel)
+
+
+def test_hopper_runs_warpgroup_tiles_off_the_shared_memory_bound():
+    """S9: wgmma reads its operands from shared memory once per warpgroup, so a large H100
+    GEMM is compute-bound; the A100 runs mma.sync warp tiles."""
+    hopper = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 8192)
+    assert float(hopper.smem) < float(hopper.compute)
+    table = gpu.candidates("cublas")
+    for spec in (gpu.A100, gpu.H100):
+        hw = gpu.hardware(spec, "cublas", "fp16", 16)
+        occupancy = _tiles.occupancy(hw, {k: jnp.asarray(v) for k, v in table.items()},
+                                     gpu.WORK["cublas"])
+        groups = set(table["group"][np.asarray(occupancy.feasible)])
+        assert groups == {float(spec.mma_warps)}
+
+
+def test_split_k_only_where_tiles_leave_sms_idle_and_stream_k_fills_the_last_wave():
+    big = gpu.gemm_latency(gpu.A100, "cublas", 4096, 8192, 8192)
+    assert float(big.split_k) == 1.0
+    skinny = gpu.gemm_latency(gpu.A100, "cublas", 16, 4096, 28672)
+    assert float(skinny.split_k) > 1.0  # 64 output tiles for 108 SMs
+    hopper = gpu.gemm_latency(gpu.H100, "cublas", 1280, 4096, 12032, act="fp8", weight_bits=8)
+    assert float(hopper.waves) != np.ceil(float(hopper.waves))  # T4: no partial last wave
+
+
+def test_low_bit_weights_help_small_m_and_never_large_m():
+    """W4A16 moves a quarter of the weight bytes (GEMV faster than FP16) but converts every
+    weight in every MMA group that reads it, in the MMA's instruction stream (slower than FP16
+    when compute-bound)."""
+    m = jnp.array([1.0, 8192.0])
+    fp16 = np.asarray(gpu.gemm_latency(gpu.A100, "cublas", m, 8192, 8192).seconds)
+    w4 = np.asarray(gpu.gemm_latency(gpu.A100, "dequant", m, 8192, 8192, weight_bits=4).seconds)
+    assert w4[0] < 0.5 * fp16[0]
+    assert w4[1] >= fp16[1] * (1 - 1e-9)
 
 
 def test_jit_and_vmap_agree_with_broadcasting():

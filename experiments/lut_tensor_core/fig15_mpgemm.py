@@ -80,11 +80,12 @@ def run(config: Config) -> xr.Dataset:
          "mac_ms": (("activation", "mac_bar"), mac * 1e3, {"units": "ms"}),
          "lut_area": (("activation", "weight_bits", "scale"), lut_area,
                       {"units": "mm^2 per SM, 28nm"}),
-         "mac_area": (("activation",), mac_area, {"units": "mm^2 per SM, 28nm"})},
+         "mac_area": (("activation",), mac_area, {"units": "mm^2 per SM, 28nm"}),
+         "efficiency": (("activation",), [base.efficiency(act) for act in acts],
+                        {"long_name": "achievable fraction of the tensor / LUT-array peak"})},
         coords={"activation": list(acts), "weight_bits": list(bits), "scale": list(scales),
                 "bar": list(BARS), "mac_bar": ["ideal", "cublas"]},
-        attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k,
-               "tensor_efficiency": base.tensor_efficiency})
+        attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k})
 
 
 def plot(ds: xr.Dataset):
@@ -167,17 +168,22 @@ def claims(ds: xr.Dataset):
                           "throughput (256 FMA/clk per tensor core), the paper's 1x array "
                           "is 512; bit-serial 1-bit LMMA at 1x has twice the FP16 MAC peak, and "
                           "the model runs both at the same measured fraction of peak "
-                          "(tensor_efficiency), so the speedup is not 'slight'"))
+                          "(GPUSpec.efficiency of the activation format), so the speedup is not "
+                          "'slight'"))
     modeled = ds.lut_ms.sel(bar="modeled")
     gain = modeled / ds.lut_ms.sel(bar="drm")
     # "ideal" is the datasheet peak; the kernel at best reaches its measured fraction of it
-    achievable = ds.lut_ms.sel(bar="ideal") / ds.attrs["tensor_efficiency"]
-    capped = (modeled > achievable * 1.001)
+    # (per activation format); a configuration misses it when more than 5 % slower (the pipe
+    # overlap and a kernel's fixed device time alone cost a few per cent)
+    achievable = ds.lut_ms.sel(bar="ideal") / ds.efficiency
+    capped = (modeled > achievable * 1.05)
     helped = int(((gain > 1.001) & capped).sum())
+    fractions = ", ".join(f"{a} {float(ds.efficiency.sel(activation=a)):.3f}"
+                          for a in ds.activation.values)
     out.append(paper_claim(
         module, "drm_relieves_registers",
-        ours=f"{int(capped.sum())}/{capped.size} LUT configurations miss their achievable peak "
-             f"(ideal / tensor_efficiency {ds.attrs['tensor_efficiency']:.3f}); DRM "
+        ours=f"{int(capped.sum())}/{capped.size} LUT configurations miss their achievable peak by "
+             f"more than 5 % (ideal / achievable fraction: {fractions}); DRM "
              f"speeds up {helped} of them, by up to {float(gain.max()):.2f}x; never slower: "
              f"{bool((gain >= 0.999).all())}",
         holds=helped > 0 and bool((gain >= 0.999).all()),

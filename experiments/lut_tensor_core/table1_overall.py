@@ -177,7 +177,11 @@ def claims(ds: xr.Dataset):
         out.append(paper_claim(
             module, key, ours=f"{ours:.2f}x (A100-LUT-8X vs A100 FP16 TC, {field})",
             holds=abs(ours / paper - 1) <= TOLERANCE, tolerance=f"within {TOLERANCE:.0%}",
-            deviation=f"{ours / paper - 1:+.0%}"))
+            deviation=f"{ours / paper - 1:+.0%}" + (
+                "; BS1024 decode of a 3B model is short per layer: every kernel's fixed device "
+                "time and the GEMV-class DRAM rate (calibrated, lutcore.gpu C2) weigh on the "
+                "LUT row as on the FP16 one, which caps the ratio" if field == "decode_ms"
+                else "")))
     paper_rows = _paper_rows()
     errors = {f: [float(ds[f].sel(row=r)) / paper_rows[r][f] - 1
                   for r in ds.row.values if r in paper_rows]

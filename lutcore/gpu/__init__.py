@@ -1,40 +1,43 @@
 """GPU performance models (LUT Tensor Core §4.3-4.5): datasheet specs of A100, RTX 3090, H100
-and H200 with LUT Tensor Core and double-register (DRM) variants, public LLM shapes, and
-tile-level latency models of GEMM / mpGEMM kernels (cuBLAS-like, dequantization, LUT-GEMM
-software, LUT Tensor Core). ``gemm_latency(gpu, kernel, m, n, k, ...)`` is the entry point.
+and H200 with LUT Tensor Core and double-register (DRM) variants and measured achievable rates,
+public LLM shapes, the tile-level latency model of GEMM / mpGEMM kernels (cuBLAS/CUTLASS-like,
+dequantization, LUT-GEMM software, LUT Tensor Core) and the end-to-end simulator.
+``gemm_latency(gpu, kernel, m, n, k, ...)`` and ``model_latency(gpu, llm, deployment, work)``
+are the entry points.
 """
 
-from ._kernels import (ACT_BYTES, BANK_CONFLICT, KERNELS, PRECOMPUTE, GemmLatency, Hardware,
-                       candidates, expected_bank_conflict, gemm_latency, hardware, is_lut_kernel,
-                       lut_precompute_adds, lut_table_bytes, peak_ops)
+from ._kernels import (ACT_BYTES, BANK_CONFLICT, KERNELS, PRECOMPUTE, WORK, candidates,
+                       default_lut_bits, expected_bank_conflict, gemm_latency, hardware,
+                       is_lut_kernel, lut_precompute_adds, lut_table_bytes, peak_ops)
 from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
 from ._specs import (A100, GPUS, H100, H200, LUT_ARRAY_1X, LUT_SCALES, RTX3090,
-                     TENSOR_CORES_PER_SM, GPUSpec, achievable_dram_bandwidth, cuda_core_flops,
-                     dram_bandwidth, gpu_spec,
-                     launch_overhead, with_double_registers, with_lut_tensor_core)
+                     TENSOR_CORES_PER_SM, GPUSpec, gpu_spec, with_double_registers,
+                     with_lut_tensor_core)
+from ._tiles import GemmLatency, Hardware, Work, tile_model
 
 __all__ = [
-    "ACT_BYTES", "BANK_CONFLICT", "KERNELS", "PRECOMPUTE", "GemmLatency", "Hardware",
-    "candidates", "expected_bank_conflict", "gemm_latency", "hardware", "is_lut_kernel",
+    "ACT_BYTES", "BANK_CONFLICT", "KERNELS", "PRECOMPUTE", "WORK", "candidates",
+    "default_lut_bits", "expected_bank_conflict", "gemm_latency", "hardware", "is_lut_kernel",
     "lut_precompute_adds", "lut_table_bytes", "peak_ops",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
     "A100", "GPUS", "H100", "H200", "LUT_ARRAY_1X", "LUT_SCALES", "RTX3090",
-    "TENSOR_CORES_PER_SM", "GPUSpec", "achievable_dram_bandwidth", "cuda_core_flops",
-    "dram_bandwidth", "gpu_spec",
-    "launch_overhead", "with_double_registers", "with_lut_tensor_core",
+    "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
+    "with_lut_tensor_core",
+    "GemmLatency", "Hardware", "Work", "tile_model",
 ]
 
 # end-to-end simulator
-from ._simulator import (ATTENTION, FP16_KERNEL, PRECOMPUTE_TREATMENTS, Deployment, Machine,
-                         Operator, Shapes, Workload,
-                         attention_operators, edge_operators, latency_sweep, layer_breakdown,
-                         layer_latency, layer_operators, machine, model_breakdown,
-                         model_latency, price, shapes, workload)
+from ._operators import (ATTENTION, KV_BYTES, PRECOMPUTE_TREATMENTS, Deployment, Operator,
+                         Shapes, Workload, attention_operators, edge_operators,
+                         layer_operators, shapes, workload)
+from ._simulator import (FP16_KERNEL, Machine, all_reduce_seconds, host_seconds,
+                         latency_sweep, layer_breakdown, layer_latency, machine,
+                         model_breakdown, model_latency, price)
 
 __all__ += [
-    "ATTENTION", "FP16_KERNEL", "PRECOMPUTE_TREATMENTS", "Deployment", "Machine", "Operator",
-    "Shapes", "Workload",
-    "attention_operators", "edge_operators", "latency_sweep", "layer_breakdown",
-    "layer_latency", "layer_operators", "machine", "model_breakdown", "model_latency", "price",
-    "shapes", "workload",
+    "ATTENTION", "KV_BYTES", "PRECOMPUTE_TREATMENTS", "Deployment", "Operator", "Shapes",
+    "Workload", "attention_operators", "edge_operators", "layer_operators", "shapes",
+    "workload",
+    "FP16_KERNEL", "Machine", "all_reduce_seconds", "host_seconds", "latency_sweep",
+    "layer_breakdown", "layer_latency", "machine", "model_breakdown", "model_latency", "price",
 ]

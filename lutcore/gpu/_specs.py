@@ -1,40 +1,52 @@
 """GPU specifications from datasheets and whitepapers, and the LUT Tensor Core / DRM variants.
 
-Sources (S1-S8), cited per field below:
-S1 NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), Table 1/3 and "L2 cache" section.
+Sources (S1-S9), cited per field below:
+S1 NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), Table 1/3, "L2 cache" and
+   "NVLink" sections (12 third-generation links, 600 GB/s total bandwidth).
 S2 NVIDIA A100 datasheet (80GB SXM4: 2,039 GB/s HBM2e).
-S3 NVIDIA Ampere GA102 GPU Architecture whitepaper (2020), Appendix A Table 9 (RTX 3090).
-S4 NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2/3.
+S3 NVIDIA Ampere GA102 GPU Architecture whitepaper (2020), Appendix A Table 9 (RTX 3090;
+   NVLink bridge 112.5 GB/s total).
+S4 NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2/3; fourth-generation
+   NVLink, 18 links, 900 GB/s total; wgmma: "warpgroup" of four warps issuing asynchronous
+   MMA with operands read from shared memory.
 S5 NVIDIA H100 datasheet (SXM: 3.35 TB/s HBM3, 989 TFLOPS FP16 dense = half the sparse value).
-S6 NVIDIA H200 datasheet (SXM: 141 GB HBM3e, 4.8 TB/s; same GH100 compute as H100 SXM).
+S6 NVIDIA H200 datasheet (SXM: 141 GB HBM3e, 4.8 TB/s; same GH100 compute and NVLink as H100).
 S7 CUDA C++ Programming Guide, "Compute Capabilities" table: 64 K 32-bit registers per SM,
    255 registers per thread, max shared memory per SM 164 KB (8.0), 100 KB (8.6), 228 KB (9.0).
 S8 Shared memory / L1 return bandwidth 128 B per clock per SM (32 banks x 4 B; NVIDIA
    developer forum, "Unexpected shared memory bank conflict", answer by NVIDIA staff), the
    bandwidth Jia et al. also measure ("Dissecting the NVIDIA Volta GPU architecture via
    microbenchmarking", 2018, shared memory section).
+S9 PTX ISA 8.x, "wgmma.mma_async": a warpgroup (4 contiguous warps) executes one MMA, matrix B
+   (and A unless it is in registers) read from shared memory through matrix descriptors.
 
-Achievable fractions of the peaks (E1-E4), public measurements, none of them the LLMCompass
-data ``lut-fig16`` validates against:
-E1 S. Bekman, "Machine Learning Engineering", github.com/stas00/ml-engineering,
-   compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table": best BF16
-   torch.matmul over a brute-force shape search (mamf-finder.py), CUDA 12.1: A100 SXM 267.9 of
-   312 TFLOPS (85.9 %, best shape 6912x16384x2048), H100 SXM 792.1 of 989 TFLOPS (80.1 %,
-   6144x17920x2816).
+Achievable rates, from public measurements (none of them a validation set of ``lut-fig16``;
+the calibration sets are stored with their source under experiments/reference/measured/):
+C1 S. Bekman, github.com/stas00/ml-engineering@744d01e, compute/accelerator/README.md,
+   "Maximum Achievable Matmul FLOPS comparison table" (mamf-finder.py, mean of 100 iterations,
+   best shape of a brute-force search): BF16 A100 SXM 271.2 of 312 TFLOPS, H100 SXM 794.5 of 989
+   ("H200 is the same"); FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979 TFLOPS
+   (measured/mamf_stas00.yaml, role calibration; the fractions below are calibrated on it).
+Streaming DRAM fractions (E2-E4, dedicated bandwidth measurements; C2's residual adds agree on
+the A100, 0.892):
 E2 NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100"
    (forums.developer.nvidia.com/t/trouble-to-reach-peak-bandwidth-of-a100/339083): a tuned DRAM
-   read kernel on an A100 80GB SXM reaches 1.80 of 2.039 TB/s, Nsight Compute 88 % of peak
-   (the thread notes the best kernel of a GTC talk also stays near 90 %).
+   read kernel on an A100 80GB SXM reaches 1.80 of 2.039 TB/s.
 E3 M. Mirai, "GPU Memory Bandwidth: What Your Profiler Isn't Telling You" (mikamirai.com/blog/
-   gpu-memory-bandwidth, 2026), Nsight Compute on H100 SXM5: coalesced matrix loads 2.8 of
-   3.35 TB/s (84 %).
-E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 (double,
-   268 MB arrays) on a GeForce RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
+   gpu-memory-bandwidth, 2026), Nsight Compute on H100 SXM5: coalesced loads 2.8 of 3.35 TB/s.
+E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 on a GeForce
+   RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
+C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
+   device times of LLaMA-family layers on A100 and H100 (measured/vidur_*.yaml, role
+   calibration). ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class
+   kernels), the fixed device time of a kernel and the DRAM fraction a GEMV-class kernel
+   streams at, and on its single-node NCCL all-reduce times the all-reduce latency and the
+   fraction of the NVLink bandwidth it reaches.
 
 All values are dense (no 2:4 sparsity). Throughputs are stored per SM per clock so that the
 LUT-array and frequency variants follow from first principles. The peaks (``tensor_peak``,
-``lut_peak``, ``dram_bandwidth``) stay the datasheet values; the kernel models run at
-``tensor_efficiency`` / ``dram_efficiency`` of them.
+``lut_peak``, ``dram_bandwidth``) stay the datasheet values; the kernel models run at the
+measured fractions of them.
 """
 
 from __future__ import annotations
@@ -48,14 +60,39 @@ LUT_ACTIVATIONS = ("fp16", "int8", "fp8")
 # INT8 tensor core (M, N, K = 8, 4, 16) (LUT Tensor Core §4.2.2 and Fig. 15 caption).
 LUT_ARRAY_1X = 512
 TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-partition)
+# Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py: 16-bit on
+# the compute-bound projection GEMMs of C2 (the fraction leaving them unbiased; applications'
+# shapes, not a best shape), 8-bit on the FP8 MAMF rows of C1 (their only measurement; the
+# fraction with which the tile model reproduces the row). The model's pipe overlap and fixed
+# costs are inside the measured times.
+FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.7743, 0.7646, 0.7276, 0.7766
+# An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
+# rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
+# MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
+# A100 INT8 measurement was found; the A100's (and RTX 3090's) INT8 fraction is its 16-bit one
+# times this ratio.
+EIGHT_BIT_RATIO = 0.7276 / 0.9419
 
 
 @dataclasses.dataclass(frozen=True)
 class GPUSpec:
-    """One GPU. Throughputs per SM per clock (dense MAC = 2 ops); sizes in bytes; clock in GHz;
-    bandwidths in bytes per second. ``lut_scale`` 0: no LUT Tensor Core; 1/2/4/8: LUT arrays of
-    that many times ``LUT_ARRAY_1X`` per tensor core. ``register_scale`` 2: doubled registers
-    (the paper's "Double Register Modeling", DRM)."""
+    """One GPU. Throughputs per SM per clock (dense MAC = 2 ops); sizes in bytes; clocks in GHz;
+    bandwidths in bytes per second; times in seconds. ``lut_scale`` 0: no LUT Tensor Core;
+    1/2/4/8: LUT arrays of that many times ``LUT_ARRAY_1X`` per tensor core. ``register_scale``
+    2: doubled registers (the paper's "Double Register Modeling", DRM).
+
+    Achievable rates: ``tensor_efficiency`` (16-bit tensor-core GEMMs) and ``dtype_efficiency``
+    ((dtype, fraction), ... for the others) of the datasheet tensor peaks; ``dram_efficiency``
+    (streaming kernels) and ``gemv_dram_efficiency`` (GEMM/GEMV kernels) of ``dram_bandwidth``.
+    ``kernel_latency``: device time every kernel takes on top of its work (launch on the device,
+    first loads, drain); ``gemm_prologue``: what a tiled GEMM kernel adds to it (its pipeline
+    fill before the first MMA and its epilogue after the last). ``launch_overhead``: host time
+    to issue one launch (it only shows when the host, not the GPU, is the bottleneck).
+    ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
+    ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
+    operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
+    direction) and the all-reduce ``allreduce_latency`` and ``allreduce_efficiency`` price
+    tensor-parallel all-reduces."""
 
     name: str
     sms: int
@@ -72,12 +109,21 @@ class GPUSpec:
     l2_bytes_per_clock: int  # L2 bandwidth, whole chip
     dram_bandwidth: float  # bytes per second
     dram: int  # DRAM capacity, bytes
-    launch_overhead: float  # seconds per kernel launch (back-to-back, in a stream)
-    tensor_efficiency: float  # achievable fraction of the tensor-core / LUT-array peak (E1)
-    dram_efficiency: float  # achievable fraction of dram_bandwidth (E2-E4)
+    launch_overhead: float  # host seconds per kernel launch
+    tensor_efficiency: float  # achievable fraction of the 16-bit tensor-core / LUT-array peak
+    dram_efficiency: float  # achievable fraction of dram_bandwidth, streaming kernels
     lut_scale: int = 0
     lut_activation: str = ""
     register_scale: int = 1
+    dtype_efficiency: tuple = ()  # ((dtype, fraction), ...) where not tensor_efficiency
+    gemv_dram_efficiency: float = 0.0  # fraction of dram_bandwidth GEMM kernels stream at
+    kernel_latency: float = 0.0  # device seconds per kernel
+    gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
+    sustained_clock_ghz: float = 0.0  # 0: clock_ghz
+    mma_warps: int = 1
+    nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
+    allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
+    allreduce_efficiency: float = 1.0  # achieved fraction of nvlink_bandwidth (bus bandwidth)
 
     def __post_init__(self):
         dtypes = [d for d, _ in self.tc_macs]
@@ -91,15 +137,27 @@ class GPUSpec:
                              f"{', '.join(LUT_ACTIVATIONS)}")
         if self.register_scale not in (1, 2):
             raise ValueError(f"register_scale must be 1 or 2, got {self.register_scale!r}")
-        for field in ("tensor_efficiency", "dram_efficiency"):
-            if not 0 < getattr(self, field) <= 1:
-                raise ValueError(f"{self.name}: {field} must be in (0, 1], "
-                                 f"got {getattr(self, field)!r}")
+        if self.mma_warps not in (1, 4):
+            raise ValueError(f"mma_warps must be 1 (mma.sync) or 4 (wgmma), got "
+                             f"{self.mma_warps!r}")
+        fractions = [("tensor_efficiency", self.tensor_efficiency),
+                     ("dram_efficiency", self.dram_efficiency),
+                     ("gemv_dram_efficiency", self.gemv_dram_efficiency or 1.0),
+                     ("allreduce_efficiency", self.allreduce_efficiency)]
+        fractions += [(f"dtype_efficiency[{d}]", f) for d, f in self.dtype_efficiency]
+        for field, value in fractions:
+            if not 0 < value <= 1:
+                raise ValueError(f"{self.name}: {field} must be in (0, 1], got {value!r}")
 
     @property
     def clock(self) -> float:
-        """Clock in Hz."""
+        """Datasheet (boost) clock in Hz, the clock of the datasheet peaks."""
         return self.clock_ghz * 1e9
+
+    @property
+    def sm_clock(self) -> float:
+        """The SM clock the kernel models run at, Hz (``sustained_clock_ghz`` when set)."""
+        return (self.sustained_clock_ghz or self.clock_ghz) * 1e9
 
     def tensor_macs(self, dtype: str) -> int:
         """Dense tensor-core MACs per SM per clock for ``dtype`` (ValueError if absent)."""
@@ -108,6 +166,10 @@ class GPUSpec:
                 return macs
         raise ValueError(f"{self.name} has no {dtype} tensor cores; allowed values: "
                          f"{', '.join(d for d, _ in self.tc_macs)}")
+
+    def efficiency(self, dtype: str) -> float:
+        """Achievable fraction of the ``dtype`` tensor-core peak."""
+        return dict(self.dtype_efficiency).get(dtype, self.tensor_efficiency)
 
     def tensor_peak(self, dtype: str) -> float:
         """Dense tensor-core peak, ops per second (2 per MAC)."""
@@ -124,17 +186,22 @@ class GPUSpec:
 
     @property
     def cuda_core_flops(self) -> float:
-        """FP32 CUDA-core FLOP/s (2 per FMA)."""
-        return 2.0 * self.fp32_lanes * self.sms * self.clock
+        """FP32 CUDA-core FLOP/s (2 per FMA) at the SM clock."""
+        return 2.0 * self.fp32_lanes * self.sms * self.sm_clock
 
     @property
     def l2_bandwidth(self) -> float:
-        return self.l2_bytes_per_clock * self.clock
+        return self.l2_bytes_per_clock * self.sm_clock
 
     @property
     def achievable_dram_bandwidth(self) -> float:
         """DRAM bytes per second a streaming kernel reaches: ``dram_efficiency`` x the peak."""
         return self.dram_efficiency * self.dram_bandwidth
+
+    @property
+    def gemm_dram_bandwidth(self) -> float:
+        """DRAM bytes per second a GEMM / GEMV kernel streams at."""
+        return (self.gemv_dram_efficiency or self.dram_efficiency) * self.dram_bandwidth
 
 
 KIB, MIB, GIB = 1024, 1024 ** 2, 1024 ** 3
@@ -150,11 +217,17 @@ A100 = GPUSpec(
     smem=164 * KIB, smem_bytes_per_clock=128,  # S7 (8.0), S8
     l2=40 * MIB, l2_bytes_per_clock=5120,  # S1: 40 MB L2, 5120 B/clk read bandwidth
     dram_bandwidth=2039e9, dram=80 * GIB,  # S2
-    # ~3 us per launch: CUDA launch latency measured back-to-back on Ampere (Jia et al.-style
-    # microbenchmarks report 2-5 us; NVIDIA CUDA Best Practices: "a few microseconds").
+    # ~3 us of host time per launch (NVIDIA CUDA C++ Best Practices Guide: "a few
+    # microseconds"; LLMCompass measured 2.1e-5 s per torch.matmul call incl. synchronize).
     launch_overhead=3e-6,
-    tensor_efficiency=267.9 / 312,  # E1: A100 SXM MAMF, 85.9 %
-    dram_efficiency=1.80 / 2.039)  # E2: A100 80GB SXM read kernel, 88.3 %
+    tensor_efficiency=FP16_A100,  # C2 (C1's BF16 MAMF row is a calibration row too)
+    dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
+    dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
+    # C2 (tools/calibrate_gpu.py on vidur_a100.yaml): 2.0 us per kernel, 2.2 us more per tiled
+    # GEMM kernel, GEMV-class kernels stream at 78.9 % of the DRAM peak
+    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.789,
+    nvlink_bandwidth=300e9,  # S1: 600 GB/s total = 300 GB/s per direction
+    allreduce_latency=1.44e-5, allreduce_efficiency=0.422)  # C2 (vidur_allreduce.yaml)
 
 RTX3090 = GPUSpec(
     name="rtx3090",
@@ -170,9 +243,16 @@ RTX3090 = GPUSpec(
     l2=6 * MIB, l2_bytes_per_clock=3072,
     dram_bandwidth=936e9, dram=24 * GIB,  # S3: 19.5 Gbps GDDR6X x 384 bit
     launch_overhead=3e-6,
-    # No RTX 3090 measurement found: assumed the A100's measured fraction (E1; same Ampere
-    # third-generation tensor core) and the GDDR6 RTX 2060's BabelStream triad fraction (E4).
-    tensor_efficiency=267.9 / 312, dram_efficiency=304.1 / 336)
+    # No RTX 3090 measurement found: the A100's measured fractions (C1, same Ampere third-
+    # generation tensor core; C2) and the GDDR6 RTX 2060's BabelStream triad fraction (E4).
+    # GeForce boards run GPU Boost above the listed 1695 MHz when power and temperature allow;
+    # no public measurement of the clock under a sustained tensor-core load was found, so the
+    # sustained clock is the listed boost clock.
+    tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
+    dram_efficiency=304.1 / 336, gemv_dram_efficiency=0.789, kernel_latency=2.0e-6,
+    gemm_prologue=2.22e-6,
+    nvlink_bandwidth=56.25e9,  # S3: NVLink bridge 112.5 GB/s total, two GPUs
+    allreduce_latency=1.44e-5, allreduce_efficiency=0.422)
 
 H100 = GPUSpec(
     name="h100",  # H100 SXM5 80GB
@@ -190,13 +270,21 @@ H100 = GPUSpec(
     l2=50 * MIB, l2_bytes_per_clock=5120,
     dram_bandwidth=3.35e12, dram=80 * GIB,  # S5
     launch_overhead=3e-6,
-    tensor_efficiency=792.1 / 989,  # E1: H100 SXM MAMF, 80.1 %
-    dram_efficiency=2.8 / 3.35)  # E3: H100 SXM5 coalesced loads, 83.6 %
+    tensor_efficiency=FP16_H100,  # C2
+    # C1: H100 SXM FP8 MAMF 1402.6 of 1979 TFLOPS; INT8 (same MACs per clock) assumed alike
+    dtype_efficiency=(("fp8", FP8_H100), ("int8", FP8_H100)),
+    dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
+    # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
+    kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
+    mma_warps=4,  # S4, S9: wgmma warpgroups
+    nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
+    allreduce_latency=1.05e-5, allreduce_efficiency=0.578)  # C2 (vidur_allreduce.yaml)
 
-# No H200 measurement found: the H100's measured fractions (E1, E3) are kept (same GH100 compute
-# and HBM memory controllers).
+# H200: same GH100 compute, L2, SM and NVLink as H100 SXM (S6); the FP8 MAMF was measured on
+# an H200 (C1); the other fractions are the H100's (same HBM memory controllers).
 H200 = dataclasses.replace(
-    H100, name="h200",  # S6: same GH100 compute, L2 and SM as H100 SXM
+    H100, name="h200",
+    dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1: H200 FP8 MAMF 1453.4
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
 GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200)}
@@ -223,24 +311,3 @@ def with_double_registers(spec: GPUSpec) -> GPUSpec:
     return dataclasses.replace(spec, name=f"{spec.name}-drm", register_scale=2,
                                registers=2 * spec.registers,
                                max_registers_per_thread=2 * spec.max_registers_per_thread)
-
-
-def dram_bandwidth(spec: GPUSpec) -> float:
-    """Datasheet peak DRAM bytes per second."""
-    return spec.dram_bandwidth
-
-
-def achievable_dram_bandwidth(spec: GPUSpec) -> float:
-    """DRAM bytes per second the kernel models use: ``dram_efficiency`` x the peak."""
-    return spec.achievable_dram_bandwidth
-
-
-def cuda_core_flops(spec: GPUSpec) -> float:
-    """FP32 CUDA-core FLOP/s."""
-    return spec.cuda_core_flops
-
-
-def launch_overhead(spec: GPUSpec) -> float:
-    """Seconds per kernel launch."""
-    return spec.launch_overhead
-

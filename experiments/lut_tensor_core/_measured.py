@@ -1,0 +1,238 @@
+"""Public GPU measurements (experiments/reference/measured/) and lutcore.gpu's predictions of
+them: the calibration/validation protocol of ``lut-fig16``.
+
+Every file is one source (a repository at a commit, or a paper table) with its measurement
+protocol and a ``role``: ``calibration`` sets may set a constant of ``lutcore.gpu`` (and the
+constant names them); ``validation`` sets never set anything. The split is by source, never by
+row. Each set has a ``kind`` and each kind a predictor (``PREDICTORS``):
+
+- ``gemm``: one kernel per row (m, n, k; ``kernel``, ``act``, ``weight_bits`` of the set);
+- ``layer_operators``: operators of one decoder layer, timed one by one, and their sum (the
+  layer); rows are token counts (columns = operators) or operators of one fixed workload;
+- ``layer``: one decoder layer timed as a whole (one jitted function), one workload per row;
+- ``e2e``: one forward pass per row (prefill of ``tokens`` or one decode step against
+  ``context``), of a model named in the file's ``models``;
+- ``all_reduce``: NCCL all-reduces of ``bytes`` over ``gpus`` GPUs.
+
+Host-timed sets add the host cost their authors measured (``host_overhead_s``) to the modeled
+device time of every call; e2e rows are priced with the host and framework of their
+deployment. Categories: ``gemm`` (dense), ``mpgemm`` (mixed precision), ``operator``, ``layer``,
+``e2e``, ``collective``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import yaml
+
+import lutcore.gpu as gpu
+from experiments._framework import REFERENCE_DIR
+
+MEASURED_DIR = REFERENCE_DIR / "measured"
+ROLES = ("calibration", "validation")
+CATEGORIES = ("gemm", "mpgemm", "operator", "layer", "e2e", "collective")
+# the projections among a layer's operators (dense GEMMs); the rest are memory-bound operators
+PROJECTIONS = ("qkv_projection", "q_projection", "kv_projection", "output_projection",
+               "ffn_up", "ffn_down", "attention_qk", "attention_pv")
+UNITS = {"seconds": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """One measured value and its prediction (seconds)."""
+
+    source: str  # the file name
+    role: str
+    device: str
+    set: str
+    category: str
+    label: str
+    measured: float
+    modeled: float
+
+
+REQUIRED = ("source", "citation", "role", "protocol", "sets")
+PROTOCOL = ("timing", "method", "dtype", "library", "clocks")
+
+
+def check(data: dict, name: str, *, known_device: bool = True) -> dict:
+    """``data`` if it follows the schema (README.md of measured/): its fields, role, protocol,
+    and every set's kind, columns and device (a ``lutcore.gpu`` GPU unless not
+    ``known_device``); else ValueError naming the file, the key and the allowed values."""
+    missing = [key for key in REQUIRED if key not in data]
+    missing += [f"protocol.{key}" for key in PROTOCOL if key not in data.get("protocol", {})]
+    if missing:
+        raise ValueError(f"{name}: missing {', '.join(missing)}")
+    if data["role"] not in ROLES:
+        raise ValueError(f"{name}: role {data['role']!r} unknown; allowed values: "
+                         f"{', '.join(ROLES)}")
+    if data["protocol"]["timing"] not in ("device", "host"):
+        raise ValueError(f"{name}: protocol.timing {data['protocol']['timing']!r} unknown; "
+                         "allowed values: device, host")
+    for entry in data["sets"]:
+        if entry["kind"] not in PREDICTORS:
+            raise ValueError(f"{name}: set {entry['name']!r}: kind {entry['kind']!r} unknown; "
+                             f"allowed values: {', '.join(PREDICTORS)}")
+        if any(len(point) != len(entry["columns"]) for point in entry["points"]):
+            raise ValueError(f"{name}: set {entry['name']!r}: points do not match the columns "
+                             f"{entry['columns']}")
+        if known_device:
+            gpu.gpu_spec(_device(data, entry))  # raises for an unknown GPU
+    return data
+
+
+@functools.cache
+def load(name: str) -> dict:
+    """The measured file ``name``, checked (``check``)."""
+    return check(yaml.safe_load((MEASURED_DIR / name).read_text()), name)
+
+
+def files() -> list[str]:
+    """Names of every measured file, sorted."""
+    return sorted(p.name for p in MEASURED_DIR.glob("*.yaml"))
+
+
+def _device(data: dict, entry: dict) -> str:
+    return entry.get("device", data.get("device"))
+
+
+def _seconds(columns: list, rows: np.ndarray) -> np.ndarray:
+    """The measured column of ``rows`` (the last one) in seconds."""
+    unit = columns[-1]
+    values = rows[:, -1].astype(float)
+    if unit in UNITS:
+        return values * UNITS[unit]
+    raise ValueError(f"measured column {unit!r} unknown; allowed values: {', '.join(UNITS)}, "
+                     "tflops (gemm), tokens_per_s (e2e)")
+
+
+def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
+    fields = {"layers": layers, "vocab": 32000, "gated": True, "rotary": True, **spec}
+    return gpu.LLMShape(name, **{f: fields[f] for f in ("hidden", "ffn", "heads", "kv_heads",
+                                                         "layers", "vocab", "gated", "rotary")})
+
+
+def gemm_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of a ``gemm`` set."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    rows = np.array(entry["points"], dtype=float)
+    m, n, k = rows[:, 0], rows[:, 1], rows[:, 2]
+    if entry["columns"][-1] == "tflops":
+        measured = 2 * m * n * k / (rows[:, -1] * 1e12)
+    else:
+        measured = _seconds(entry["columns"], rows)
+    kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
+    bits = entry.get("weight_bits", 8 * gpu.ACT_BYTES[act])
+    overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
+    modeled = np.asarray(gpu.gemm_latency(spec, kernel, m, n, k, act=act,
+                                          weight_bits=bits).seconds) + overhead
+    category = "gemm" if kernel == "cublas" else "mpgemm"
+    labels = [f"{entry['name']}: {int(a)}x{int(b)}x{int(c)}" for a, b, c in zip(m, n, k)]
+    return labels, [category] * len(labels), measured, modeled
+
+
+def layer_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of a ``layer_operators`` set: every operator and
+    every layer total (the sum of the operators timed)."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    model = entry["model"]
+    deployment = gpu.Deployment(**{"fusion": False, "fused_qkv": True,
+                                   "tensor_parallel": model.get("tensor_parallel", 1),
+                                   **entry.get("deployment", {})})
+    shape = _shape(entry["name"], model)
+    overheads = data.get("host_overhead_s", {})
+    if "operators" in entry:  # rows: (operator, seconds) of one workload
+        work = gpu.workload(**entry["workload"])
+        device = gpu.layer_breakdown(spec, shape, deployment, work, launch=0.0)
+        groups = [(entry["name"], [(op, value) for op, value in entry["points"]])]
+        mapping = {name: (ops, calls * overheads.get(kind, 0.0))
+                   for name, (ops, calls, kind) in entry["operators"].items()}
+        predict = [{name: sum(float(device[o]) for o in ops) + host
+                    for name, (ops, host) in mapping.items()}]
+    else:  # rows: tokens, then one column per operator (device times)
+        rows = np.array(entry["points"], dtype=float)
+        tokens, names = rows[:, 0], entry["columns"][1:]
+        device = gpu.layer_breakdown(spec, shape, deployment, gpu.workload(1, tokens),
+                                     launch=0.0)
+        groups = [(f"{entry['name']} T={int(t)}", list(zip(names, row[1:])))
+                  for t, row in zip(tokens, rows)]
+        predict = [{name: float(np.asarray(device[name])[i]) for name in names}
+                   for i in range(len(tokens))]
+    labels, categories, measured, modeled = [], [], [], []
+    for (title, ops), model_ops in zip(groups, predict):
+        for name, value in ops:
+            labels.append(f"{title}: {name}")
+            categories.append("gemm" if name in PROJECTIONS else "operator")
+            measured.append(float(value))
+            modeled.append(model_ops[name])
+        labels.append(f"{title}: layer")
+        categories.append("layer")
+        measured.append(sum(float(v) for _, v in ops))
+        modeled.append(sum(model_ops[name] for name, _ in ops))
+    return labels, categories, np.array(measured), np.array(modeled)
+
+
+def e2e_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of an ``e2e`` set: one forward pass per row."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    columns, unit = entry["columns"], entry["columns"][-1]
+    labels, measured, modeled = [], [], []
+    for row in (dict(zip(columns, point)) for point in entry["points"]):
+        model = data["models"][row["model"]]
+        deployment = gpu.Deployment(**{**entry.get("deployment", {}),
+                                       "tensor_parallel": row["tensor_parallel"]})
+        work = gpu.workload(row["batch"], row["tokens"], row.get("context"))
+        labels.append(f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
+                      f"B{row['batch']} T{row['tokens']}"
+                      + (f" C{row['context']}" if "context" in row else ""))
+        measured.append(row["batch"] / row[unit] if unit == "tokens_per_s"
+                        else row[unit] * UNITS[unit])
+        modeled.append(float(gpu.model_latency(spec, _shape(row["model"], model,
+                                                            model["layers"]),
+                                               deployment, work)))
+    return labels, ["e2e"] * len(labels), np.array(measured), np.array(modeled)
+
+
+def whole_layer_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of a ``layer`` set: the simulator's device time
+    of the layer plus one host dispatch per call."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    rows = np.array(entry["points"], dtype=float)
+    batch, tokens, context = rows[:, 0], rows[:, 1], rows[:, 2]
+    deployment = gpu.Deployment(**entry.get("deployment", {}))
+    parts = gpu.layer_breakdown(spec, _shape(entry["name"], entry["model"]), deployment,
+                                gpu.workload(batch, tokens, context), launch=0.0)
+    overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
+    modeled = np.asarray(sum(parts.values())) + overhead
+    labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}"
+              for b, t, c in zip(batch, tokens, context)]
+    return labels, ["layer"] * len(labels), _seconds(entry["columns"], rows), modeled
+
+
+def all_reduce_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of an ``all_reduce`` set."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    rows = np.array(entry["points"], dtype=float)
+    modeled = np.asarray(gpu.all_reduce_seconds(spec, rows[:, 0], rows[:, 1]))
+    labels = [f"{entry['name']}: {int(p)} GPUs {int(b)} B" for p, b, _ in rows]
+    return labels, ["collective"] * len(labels), rows[:, 2], modeled
+
+
+PREDICTORS = {"gemm": gemm_points, "layer_operators": layer_points,
+              "layer": whole_layer_points, "e2e": e2e_points, "all_reduce": all_reduce_points}
+
+
+def points(name: str, data: dict | None = None) -> list[Point]:
+    """Every measured value of the file ``name`` (or of ``data``, read elsewhere) with its
+    prediction."""
+    data = load(name) if data is None else data
+    out = []
+    for entry in data["sets"]:
+        labels, categories, measured, modeled = PREDICTORS[entry["kind"]](data, entry)
+        out += [Point(name, data["role"], _device(data, entry), entry["name"], c, label,
+                      float(m), float(p))
+                for label, c, m, p in zip(labels, categories, measured, modeled)]
+    return out

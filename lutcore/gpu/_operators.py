@@ -1,0 +1,279 @@
+"""The operator graph of a decoder-only LLM on one GPU (LUT Tensor Core §4.4): how a model
+runs (``Deployment``), what it is asked to do (``Workload``), and the kernels of one layer
+and of the model's edges (``Operator`` lists); ``lutcore.gpu._simulator`` prices them.
+
+- projection GEMMs (QKV, output, FFN up/gate, FFN down): the deployment's kernel;
+- attention: prefill as one FlashAttention-like kernel or as QK^T GEMM + softmax + PV GEMM
+  (``attention="unfused"``); decode reads the KV cache (``kv_cache`` format) and is
+  memory-bound;
+- memory-bound operators (norms, activation, residual add, rotary embedding, softmax,
+  embedding, the LUT table precompute);
+- tensor parallelism: the layer's heads, FFN and vocabulary split ``tensor_parallel`` ways,
+  an all-reduce of the activations after the output projection and after FFN down
+  (Megatron-LM, Shoeybi et al. 2019, §3).
+
+Kernel fusion (``fusion=True``): the residual add joins the next norm, the activation and the
+rotary embedding join the producing GEMM's epilogue. The table precompute of a LUT kernel is
+either its own kernel (``precompute="separate"``: reads the activations, writes the tables) or
+fused into the operator producing the activations (``"fused"``: that operator writes the
+tables instead of the activations, one launch and one activation round trip saved, §3.1.1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from ._kernels import default_lut_bits, lut_precompute_adds, lut_table_bytes
+
+PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
+ATTENTION = ("flash", "unfused")
+FP16_BYTES = 2.0  # activations between operators, scores, FP16 weights
+KV_BYTES = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}  # KV-cache element formats
+# CUDA-core operations per output element (first principles): LayerNorm/RMSNorm mean,
+# variance, normalize, scale, shift ~ 8; GELU (tanh form) ~ 8 and SiLU x gate ~ 6 incl. the
+# exponential as one SFU op; softmax max, subtract, exp, sum, divide ~ 5; residual add 1;
+# rotary embedding 2 multiplies + 1 add per element ~ 3.
+NORM_FLOPS, GELU_FLOPS, SWIGLU_FLOPS, SOFTMAX_FLOPS, ADD_FLOPS, ROPE_FLOPS = 8, 8, 6, 5, 1, 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Deployment:
+    """How a model runs: the projection GEMM kernel and its formats, fusion, parallelism, the
+    KV cache and the host.
+
+    kernel: a kernel of ``gemm_latency``; weight_bits/activation: formats of the projection
+    GEMMs (``gemm_latency``'s); precompute: the LUT table precompute, ``"separate"``,
+    ``"fused"`` or ``"none"`` (tables taken as given: the lower bound; LUT kernels only);
+    fusion: element-wise epilogues fused into their producers; attention: ``"flash"`` or
+    ``"unfused"``; tensor_parallel: GPUs the layer is split over (heads, FFN and vocabulary;
+    two all-reduces per layer over NVLink); lut_bits: table entry width (None: the activation's
+    default, ``default_lut_bits``); fused_qkv: Q, K and V as one GEMM (else a Q GEMM and two K/V
+    GEMMs, as eager PyTorch); kv_cache: KV-cache element format (``KV_BYTES``); cuda_graphs: the
+    forward pass is one CUDA graph (one host launch) instead of one host launch per kernel;
+    step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
+    that the GPU waits for.
+    """
+
+    kernel: str = "cublas"
+    weight_bits: int = 16
+    activation: str = "fp16"
+    precompute: str = "fused"
+    fusion: bool = True
+    attention: str = "flash"
+    tensor_parallel: int = 1
+    lut_bits: int | None = None
+    fused_qkv: bool = True
+    kv_cache: str = "fp16"
+    cuda_graphs: bool = False
+    step_overhead: float = 0.0
+
+    def __post_init__(self):
+        if self.precompute not in PRECOMPUTE_TREATMENTS:
+            raise ValueError(f"precompute {self.precompute!r} unknown; allowed values: "
+                             f"{', '.join(PRECOMPUTE_TREATMENTS)}")
+        if self.attention not in ATTENTION:
+            raise ValueError(f"attention {self.attention!r} unknown; allowed values: "
+                             f"{', '.join(ATTENTION)}")
+        if self.tensor_parallel < 1:
+            raise ValueError(f"tensor_parallel must be >= 1, got {self.tensor_parallel}")
+        if self.kv_cache not in KV_BYTES:
+            raise ValueError(f"kv_cache {self.kv_cache!r} unknown; allowed values: "
+                             f"{', '.join(KV_BYTES)}")
+        if self.step_overhead < 0:
+            raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
+
+    @property
+    def table_bits(self) -> int:
+        """Table entry width of a LUT kernel: ``lut_bits`` or the activation's default."""
+        return self.lut_bits or default_lut_bits(self.activation)
+
+
+class Workload(NamedTuple):
+    """Arrays of one shape: sequences in the batch, new tokens per sequence (prefill: the prompt
+    length; decode: 1), and tokens each new token attends to (prefill: the prompt; decode: the
+    KV-cache length including the new token)."""
+
+    batch: jnp.ndarray
+    tokens: jnp.ndarray
+    context: jnp.ndarray
+
+
+def workload(batch, tokens, context=None) -> Workload:
+    """A ``Workload`` of float arrays; ``context`` defaults to ``tokens`` (the paper's BSx SEQy:
+    x sequences of y tokens each, nothing cached before)."""
+    batch, tokens = jnp.asarray(batch, float), jnp.asarray(tokens, float)
+    context = tokens if context is None else jnp.asarray(context, float)
+    batch, tokens, context = jnp.broadcast_arrays(batch, tokens, context)
+    return Workload(batch=batch, tokens=tokens, context=context)
+
+
+class Operator(NamedTuple):
+    """One kernel of the layer graph. kind: ``"gemm"`` (a projection: ``gemm_latency`` on m x n
+    x k, ``count`` identical GEMMs), ``"attention"`` (FP16 activation x activation GEMMs,
+    ``count`` batched instances of m x n x k), ``"memory"`` (roofline: ``dram_bytes``,
+    ``cuda_flops``) or ``"collective"`` (an all-reduce of ``dram_bytes`` over the deployment's
+    GPUs). ``launches``: kernel launches it costs (0 when fused into its producer)."""
+
+    name: str
+    kind: str
+    m: jnp.ndarray = 0.0
+    n: jnp.ndarray = 0.0
+    k: jnp.ndarray = 0.0
+    count: jnp.ndarray = 1.0
+    dram_bytes: jnp.ndarray = 0.0
+    cuda_flops: jnp.ndarray = 0.0
+    launches: float = 1.0
+
+    @property
+    def sizes(self) -> tuple:
+        """The array fields (they broadcast to the workload's shape)."""
+        return (self.m, self.n, self.k, self.count, self.dram_bytes, self.cuda_flops)
+
+
+def _memory(name, read_elements, write_elements, flops_per_element, *, launches=1.0):
+    """A memory-bound operator on FP16 elements."""
+    return Operator(name, "memory", dram_bytes=(read_elements + write_elements) * FP16_BYTES,
+                    cuda_flops=flops_per_element * write_elements, launches=launches)
+
+
+class Shapes(NamedTuple):
+    """``LLMShape`` fields as arrays (one entry per model), so one evaluation covers several
+    models: hidden, ffn, heads, kv_heads, layers, vocab; gated / rotary as 0/1."""
+
+    hidden: jnp.ndarray
+    ffn: jnp.ndarray
+    heads: jnp.ndarray
+    kv_heads: jnp.ndarray
+    layers: jnp.ndarray
+    vocab: jnp.ndarray
+    gated: jnp.ndarray
+    rotary: jnp.ndarray
+
+
+def shapes(llms) -> Shapes:
+    """Stack ``LLMShape``s (one, or a sequence) into ``Shapes`` of float arrays."""
+    llms = [llms] if hasattr(llms, "hidden") else list(llms)
+    return Shapes(**{f: jnp.asarray([float(getattr(m, f)) for m in llms])
+                     for f in Shapes._fields})
+
+
+def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool,
+                    split=None, kv_bytes=None) -> list[Operator]:
+    """The operators of one decoder layer on one GPU, in execution order.
+
+    llm: an ``LLMShape`` or ``Shapes`` (arrays broadcasting with ``work``); work: the workload
+    arrays; is_lut: the projection kernel reads precomputed tables (adds the precompute
+    operators); split, kv_bytes: the tensor-parallel degree and KV-cache bytes per element as
+    numbers or traced arrays (default: the deployment's); the two all-reduces are in every
+    graph and cost nothing (no launch, no bytes) on one GPU."""
+    tp = deployment.tensor_parallel if split is None else split
+    hidden, head_dim = llm.hidden * 1.0, llm.hidden / llm.heads
+    heads, kv_heads = llm.heads / tp, jnp.maximum(llm.kv_heads / tp, 1.0)
+    ffn = llm.ffn / tp
+    rows = work.batch * work.tokens  # token rows of every projection GEMM
+    fused = deployment.fusion
+    residual_in = 2.0 if fused else 1.0  # a fused norm also reads and writes the residual
+    qkv_width = (heads + 2 * kv_heads) * head_dim
+    ffn_width = ffn * (1.0 + llm.gated)
+    ops: list[Operator] = []
+
+    def precompute(name, width):
+        """The table precompute of a LUT GEMM whose activations are rows x width."""
+        if not is_lut or deployment.precompute == "none":
+            return
+        tables, adds = lut_table_bytes(deployment.table_bits), lut_precompute_adds()
+        if deployment.precompute == "separate":
+            ops.append(Operator(f"{name}_precompute", "memory",
+                                dram_bytes=rows * width * (FP16_BYTES + tables),
+                                cuda_flops=rows * width * adds))
+        else:  # the producer writes tables instead of activations, in the same kernel
+            ops.append(Operator(f"{name}_precompute", "memory",
+                                dram_bytes=rows * width * (tables - FP16_BYTES),
+                                cuda_flops=rows * width * adds, launches=0.0))
+
+    def all_reduce(name):
+        # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU
+        split = jnp.asarray(tp, float) > 1
+        ops.append(Operator(name, "collective", dram_bytes=rows * hidden * FP16_BYTES * split,
+                            launches=split * 1.0))
+
+    # attention block: [residual add +] norm, QKV projection [+ RoPE], attention, output proj.
+    ops.append(_memory("attention_norm", rows * hidden * residual_in,
+                       rows * hidden * residual_in, NORM_FLOPS))
+    precompute("qkv_projection", hidden)
+    if deployment.fused_qkv:
+        ops.append(Operator("qkv_projection", "gemm", rows, qkv_width, hidden))
+    else:
+        ops += [Operator("q_projection", "gemm", rows, heads * head_dim, hidden),
+                Operator("kv_projection", "gemm", rows, kv_heads * head_dim, hidden,
+                         count=2.0, launches=2.0)]
+    if not fused:  # RoPE on Q and K (models without it: zero work, no launch)
+        q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
+        ops.append(_memory("rotary_embedding", q_and_k, q_and_k, ROPE_FLOPS,
+                           launches=llm.rotary * 1.0))
+    ops += attention_operators(llm, deployment, work, split=tp, kv_bytes=kv_bytes)
+    precompute("output_projection", heads * head_dim)
+    ops.append(Operator("output_projection", "gemm", rows, hidden, heads * head_dim))
+    all_reduce("attention_all_reduce")
+    if not fused:
+        ops.append(_memory("attention_residual", 2 * rows * hidden, rows * hidden, ADD_FLOPS))
+    # FFN block: [residual add +] norm, up(+gate) projection [+ activation], down projection.
+    ops.append(_memory("ffn_norm", rows * hidden * residual_in, rows * hidden * residual_in,
+                       NORM_FLOPS))
+    precompute("ffn_up", hidden)
+    ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))
+    if not fused:
+        ops.append(_memory("activation", rows * ffn_width, rows * ffn,
+                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated))
+    precompute("ffn_down", ffn)
+    ops.append(Operator("ffn_down", "gemm", rows, hidden, ffn))
+    all_reduce("ffn_all_reduce")
+    if not fused:
+        ops.append(_memory("ffn_residual", 2 * rows * hidden, rows * hidden, ADD_FLOPS))
+    return ops
+
+
+def attention_operators(llm, deployment: Deployment, work: Workload, *, split=None,
+                        kv_bytes=None) -> list[Operator]:
+    """Attention of one layer: FP16 Q K^T and P V over the heads of every sequence.
+
+    flash: one kernel; its FLOPs on the tensor cores, its DRAM traffic Q, O (FP16) and K, V
+    (``kv_cache`` format; scores stay on chip; K and V of a KV head are read once for the heads
+    sharing it). unfused: QK^T GEMM writes the scores, softmax reads and writes them, PV GEMM
+    reads them. Prefill is causal: a new token attends on average to context - (tokens - 1) / 2
+    positions. split, kv_bytes: as for ``layer_operators``."""
+    tp = deployment.tensor_parallel if split is None else split
+    head_dim = llm.hidden / llm.heads
+    heads, kv_heads = llm.heads / tp, jnp.maximum(llm.kv_heads / tp, 1.0)
+    instances = work.batch * heads
+    kv_bytes = KV_BYTES[deployment.kv_cache] if kv_bytes is None else kv_bytes
+    if deployment.attention == "flash":
+        attended = work.context - (work.tokens - 1) / 2
+        kv = 2 * work.batch * kv_heads * work.context * head_dim * kv_bytes
+        qo = 2 * work.batch * work.tokens * heads * head_dim * FP16_BYTES
+        return [Operator("attention", "attention", work.tokens, attended, head_dim,
+                         count=2 * instances, dram_bytes=kv + qo,
+                         cuda_flops=instances * work.tokens * attended * SOFTMAX_FLOPS)]
+    # Eager batched GEMMs: every instance reads its own Q, K or V and the scores round-trip.
+    scores = instances * work.tokens * work.context
+    operands = instances * (work.tokens * FP16_BYTES + work.context * kv_bytes) * head_dim
+    return [Operator("attention_qk", "attention", work.tokens, work.context, head_dim,
+                     count=instances, dram_bytes=operands + scores * FP16_BYTES),
+            _memory("softmax", scores, scores, SOFTMAX_FLOPS),
+            Operator("attention_pv", "attention", work.tokens, head_dim, work.context,
+                     count=instances, dram_bytes=operands + scores * FP16_BYTES)]
+
+
+def edge_operators(llm, deployment: Deployment, work: Workload, *, split=None
+                   ) -> list[Operator]:
+    """Once per forward pass: the embedding gather, the final norm (on the last token of each
+    sequence) and the FP16 LM head on those rows (its vocabulary split ``split`` ways,
+    default the deployment's ``tensor_parallel``)."""
+    tp = deployment.tensor_parallel if split is None else split
+    rows, hidden = work.batch * work.tokens, llm.hidden * 1.0
+    return [_memory("embedding", rows * hidden, rows * hidden, 0.0),
+            _memory("final_norm", work.batch * hidden, work.batch * hidden, NORM_FLOPS),
+            Operator("lm_head", "attention", work.batch, llm.vocab / tp, hidden)]

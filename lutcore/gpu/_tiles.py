@@ -1,0 +1,337 @@
+"""The tile-level GEMM model, in named stages: candidate tiles, occupancy, pipe times, traffic,
+selection. ``tile_model`` composes them; ``lutcore.gpu._kernels`` says what each kernel feeds it.
+
+C[m, n] = A[m, k] W[n, k]^T is cut into threadblock (CTA) tiles tm x tn (K split ``split``
+ways), computed by MMA groups of wm x wn outputs, output-stationary, operands staged through
+shared memory in k-slabs of tk. For every candidate tile:
+
+- occupancy: registers per thread (accumulators spread over the MMA group's threads, plus
+  operand fragments held in registers), shared memory per CTA (stages x slab), resident CTAs
+  per SM and whether the tile fits at all;
+- pipe times per tile, in SM clocks: tensor-core (or LUT-array) MACs of the padded tile,
+  scaled down when fewer MMA groups than tensor cores are resident; CUDA-core work
+  (dequantization, software lookups, table builds); shared-memory bytes written (the slabs) and
+  read (each MMA group reads its wm rows of A and wn columns of W for the whole K);
+- traffic: bytes every tile pulls from L2 (rows and columns that exist, no padding) plus
+  split-K partial sums, and DRAM bytes: compulsory when A and W fit in L2 together, else each
+  wave of concurrent tiles (a near-square block) reads its own A and W panels once;
+- selection: the SM busiest with ceil(tiles / SMs) tiles overlaps its pipes (a tile costs the
+  max of them); the kernel takes the max of that, the L2 time and the DRAM time, plus the fixed
+  device time of a kernel (``kernel_latency``); the fastest feasible candidate is the kernel,
+  as an autotuner (or cuBLAS's heuristics) picks.
+
+Candidate tiles are the ones the libraries ship, not every tile one could write:
+T1 CUTLASS library generator (NVIDIA/cutlass, python/cutlass_library/generator.py,
+   GenerateSM80_TensorOp_16816): SM80 tensor-core CTA tiles 256x128, 128x256, 256x64, 64x256,
+   128x128, 128x64, 64x128, 64x64 with k-slabs of 32 or 64, 3-10 stages, warp tiles 64x64 /
+   64x32 / 32x64 / 32x32 (mma.sync, one warp per MMA); cuBLAS adds small-M (GEMV-class) tiles
+   of 16 rows, modelled as 16 x {64, 128, 256} with one or two warps per CTA column.
+T2 CUTLASS 3 (GenerateSM90_TensorOp_16b_WGMMA_gemm, warp-specialized kernels): SM90 CTA tiles
+   {64, 128, 256} x {64, 128, 256} (up to 256 x 128 / 128 x 256), k-slab 64, one producer
+   warpgroup plus one consumer warpgroup per 64 rows (wgmma m64nNk16: the group tile is
+   64 x tn), as many stages as shared memory holds ("StageCountAutoCarveout").
+T3 Split-K (CUTLASS "GemmSplitKParallel", cuBLAS split-K heuristics) adds parallelism only when
+   the output tiles cannot fill the SMs; it is offered only then.
+T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense
+   Matrix-Matrix Multiplication on the GPU", PPoPP 2023; CUTLASS 3 sm90 persistent kernels'
+   StreamKScheduler): a persistent kernel splits the MAC iterations of all tiles evenly over the
+   SMs, so there is no partial last wave; each SM's boundary tile is completed by a partial-sum
+   fixup through L2. Offered for the SM90 tiles.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+STAGES = 3  # CUTLASS sm80 multistage default (cutlass/gemm/device/default_gemm_configuration.h)
+MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
+BASE_REGISTERS = 32  # per thread: addresses, loop counters, predicates (first-principles estimate)
+FRAGMENT_K = 16  # k elements of A/W fragments held in registers per step (mma k16), double-buffered
+ACCUMULATOR_BYTES = 4  # FP32 / INT32 accumulators
+MAX_THREADS_PER_SM = 2048  # CUDA Programming Guide, compute capability 8.x / 9.0
+MAX_CTAS_PER_SM = 32  # idem (8.0, 9.0)
+SMEM_BANKS = 32  # 32 banks x 4 bytes (CUDA C++ Best Practices Guide, "Shared Memory")
+SPLITS = (1, 2, 4, 8, 16)
+# T1: (tm, tn, tk, stages, warps along M, warps along N) of the SM80 tensor-core library tiles
+SM80_TILES = ((256, 128, 32, 3, 4, 2), (128, 256, 32, 3, 2, 4), (256, 64, 32, 4, 4, 1),
+              (64, 256, 32, 4, 1, 4), (128, 128, 32, 4, 2, 2), (128, 64, 32, 6, 2, 2),
+              (64, 128, 32, 6, 2, 2), (64, 64, 32, 10, 2, 2), (256, 128, 64, 3, 4, 2),
+              (128, 256, 64, 3, 2, 4), (256, 64, 64, 4, 4, 1), (64, 256, 64, 4, 1, 4),
+              (128, 128, 64, 4, 2, 2), (128, 64, 64, 3, 2, 2), (64, 128, 64, 3, 2, 2),
+              (64, 64, 64, 5, 2, 2),
+              # small-M (GEMV-class) tiles
+              (16, 64, 64, 4, 1, 1), (16, 128, 64, 4, 1, 2), (16, 256, 64, 4, 1, 4))
+# T2: (tm, tn) of the SM90 warpgroup tiles, k-slab 64
+SM90_TILES = ((64, 64), (64, 128), (64, 256), (128, 64), (128, 128), (128, 256), (256, 128))
+SM90_TK = 64
+
+
+class Hardware(NamedTuple):
+    """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
+    compilation serves every GPU variant (LUT scale, DRM) and weight width."""
+
+    sms: jnp.ndarray
+    clock: jnp.ndarray  # SM clock, Hz
+    registers: jnp.ndarray  # bytes per SM
+    max_registers_per_thread: jnp.ndarray
+    smem: jnp.ndarray  # bytes per SM
+    smem_bytes_per_clock: jnp.ndarray
+    fp16_lanes: jnp.ndarray
+    int32_lanes: jnp.ndarray
+    l2: jnp.ndarray  # bytes
+    l2_bandwidth: jnp.ndarray  # bytes / s
+    dram_bandwidth: jnp.ndarray  # bytes / s a GEMM kernel streams at
+    cuda_core_flops: jnp.ndarray  # FLOP / s
+    kernel_latency: jnp.ndarray  # s, fixed device time of a tiled GEMM kernel
+    mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
+    a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
+    w_bytes: jnp.ndarray  # bytes per weight as streamed (incl. dequantization scales)
+    weight_bits: jnp.ndarray
+    macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock, x achievable fraction
+
+
+class Work(NamedTuple):
+    """A kernel as the tile model sees it (hashable: a static argument of ``tile_model``).
+    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles or ``("custom", warp_m,
+    warp_n)`` for kernel-specific warp tiles (``custom_candidates``); ``lookup_mu`` > 0 for
+    LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
+    expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
+    (INT32, FP16) CUDA-core ops per weight converted."""
+
+    tiles: tuple = ("library",)
+    lookup_mu: int = 0
+    lookup_conflict: float = 1.0
+    lookup_fp_ops: float = 0.0
+    dequant_ops: tuple = (0.0, 0.0)
+
+
+class Occupancy(NamedTuple):
+    registers: jnp.ndarray  # per thread
+    threads: jnp.ndarray  # per CTA
+    stages: jnp.ndarray
+    smem: jnp.ndarray  # bytes per CTA
+    ctas: jnp.ndarray  # resident per SM (>= 1)
+    feasible: jnp.ndarray
+
+
+class Pipes(NamedTuple):
+    """SM clocks of one tile on each pipe."""
+
+    compute: jnp.ndarray
+    cuda_core: jnp.ndarray
+    smem: jnp.ndarray
+
+
+class Traffic(NamedTuple):
+    tiles: jnp.ndarray
+    waves: jnp.ndarray
+    l2_bytes: jnp.ndarray
+    dram_bytes: jnp.ndarray
+
+
+class GemmLatency(NamedTuple):
+    """Latency (s) and its components (s) of one kernel; ``tile_*``/``split_k`` the chosen tile,
+    ``waves`` over the SMs, ``registers`` per thread of the chosen tile. All arrays broadcast
+    like m, n, k."""
+
+    seconds: jnp.ndarray
+    compute: jnp.ndarray
+    cuda_core: jnp.ndarray
+    smem: jnp.ndarray
+    l2: jnp.ndarray
+    dram: jnp.ndarray
+    precompute: jnp.ndarray
+    waves: jnp.ndarray
+    tile_m: jnp.ndarray
+    tile_n: jnp.ndarray
+    tile_k: jnp.ndarray
+    split_k: jnp.ndarray
+    registers: jnp.ndarray
+
+
+def _table(rows) -> dict[str, np.ndarray]:
+    names = ("tm", "tn", "tk", "stages", "wm", "wn", "warps", "group", "split", "streamk")
+    return dict(zip(names, np.array(rows, dtype=float).T))
+
+
+@functools.lru_cache(maxsize=None)
+def library_candidates() -> dict[str, np.ndarray]:
+    """T1 + T2 tiles of the MAC tensor-core kernels, each with its split-K factors: arrays tm,
+    tn, tk, stages (0: as many as fit), wm, wn (MMA group tile), warps (per CTA), group (warps
+    per MMA: 1 SM80, 4 SM90), split."""
+    rows = []
+    for (tm, tn, tk, stages, wy, wx), split in itertools.product(SM80_TILES, SPLITS):
+        rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0))
+    for (tm, tn), split in itertools.product(SM90_TILES, SPLITS):
+        groups = tm // 64  # consumer warpgroups, plus one producer warpgroup
+        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (groups + 1), 4, split, 0))
+    for tm, tn in SM90_TILES:  # T4: persistent stream-K
+        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (tm // 64 + 1), 4, 1, 1))
+    return _table(rows)
+
+
+@functools.lru_cache(maxsize=None)
+def custom_candidates(warp_m: tuple, warp_n: tuple) -> dict[str, np.ndarray]:
+    """Kernel-specific tiles (LUT kernels): warp tiles warp_m x warp_n in layouts of up to 8
+    warps, k-slabs 32 / 64, ``STAGES`` stages, one warp per MMA, every split."""
+    layouts = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 4), (4, 2))
+    rows = [(wm * ly, wn * lx, tk, STAGES, wm, wn, ly * lx, 0, split, 0)
+            for wm, wn, (ly, lx), tk, split in itertools.product(
+                warp_m, warp_n, layouts, (32, 64), SPLITS)]
+    return _table(rows)
+
+
+def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
+    """Registers, stages, shared memory and resident CTAs of every candidate ``c`` on ``hw``."""
+    group = jnp.maximum(c["group"], 1.0)
+    frag_k = work.lookup_mu or FRAGMENT_K
+    # Accumulators spread over the MMA group's threads; mma.sync also double-buffers operand
+    # fragments in registers, wgmma reads them from shared memory (S9).
+    fragments = jnp.where(group > 1, 0.0,
+                          2 * frag_k * (c["wm"] * hw.a_bytes + c["wn"] * hw.w_bytes))
+    registers = ((c["wm"] * c["wn"] * ACCUMULATOR_BYTES + fragments) / 4 / (32 * group)
+                 + BASE_REGISTERS)
+    threads = 32 * c["warps"]
+    if work.lookup_mu:  # tables of the tile's rows for one k-slab, 2^mu FP16 entries per mu
+        slab = c["tm"] * c["tk"] / work.lookup_mu * 2 ** work.lookup_mu * 2
+        stages = jnp.full_like(c["tm"], STAGES)
+        smem = slab + stages * c["tn"] * c["tk"] * hw.w_bytes
+    else:
+        slab = c["tk"] * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
+        fit = jnp.floor(hw.smem / slab)
+        stages = jnp.where(c["stages"] > 0, c["stages"], jnp.clip(fit, 2, MAX_STAGES))
+        smem = stages * slab
+    ctas = jnp.minimum(
+        jnp.minimum(jnp.floor(hw.registers / (4 * registers * threads)),
+                    jnp.floor(hw.smem / smem)),
+        jnp.minimum(jnp.floor(MAX_THREADS_PER_SM / threads), MAX_CTAS_PER_SM))
+    arch = (c["group"] == 0) | (c["group"] == hw.mma_warps)
+    feasible = arch & (registers <= hw.max_registers_per_thread) & (ctas >= 1)
+    return Occupancy(registers, threads, stages, smem, jnp.maximum(ctas, 1.0), feasible)
+
+
+def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipes:
+    """SM clocks of one tile of K depth ``k_pad`` on the tensor, CUDA-core and shared-memory
+    pipes."""
+    tile_macs = c["tm"] * c["tn"] * k_pad
+    fill = k_pad * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
+    if work.lookup_mu:  # LUT-GEMM: a conflicted LDS per lookup, an FMA per lookup, table builds
+        mu = work.lookup_mu
+        lookups = tile_macs / mu * hw.weight_bits
+        builds = c["tm"] * k_pad / mu * 2 ** mu  # one add per entry
+        smem = (lookups * work.lookup_conflict / SMEM_BANKS
+                + (builds * 2 + c["tn"] * k_pad * hw.w_bytes) / hw.smem_bytes_per_clock)
+        cuda = (lookups * work.lookup_fp_ops + builds) / hw.fp16_lanes
+        return Pipes(jnp.zeros_like(tile_macs), cuda, smem)
+    reads = k_pad * (c["tm"] * hw.a_bytes * c["tn"] / c["wn"]
+                     + c["tn"] * hw.w_bytes * c["tm"] / c["wm"])
+    smem = (reads + fill) / hw.smem_bytes_per_clock
+    utilization = jnp.minimum(1.0, occ.ctas * c["warps"] / 4)  # an MMA warp per tensor core
+    compute = tile_macs / (hw.macs * utilization)
+    int_ops, fp_ops = work.dequant_ops
+    # Mixed-input kernels convert W in registers after each MMA group loads its fragment: every
+    # group along M converts the columns it reads (CUTLASS mixed-input GEMM, Marlin).
+    converted = c["tn"] * k_pad * c["tm"] / c["wm"]
+    cuda = jnp.maximum(converted * int_ops / hw.int32_lanes, converted * fp_ops / hw.fp16_lanes)
+    return Pipes(compute, cuda, smem)
+
+
+def traffic(hw: Hardware, c: dict, m, n, k, occ: Occupancy) -> Traffic:
+    """Tiles, waves, L2 and DRAM bytes of every candidate for C[m, n] += A[m, k] W[n, k]^T."""
+    k_part = jnp.ceil(k / c["split"])
+    tiles_m, tiles_n = jnp.ceil(m / c["tm"]), jnp.ceil(n / c["tn"])
+    tiles = tiles_m * tiles_n * c["split"]
+    rows, cols = jnp.minimum(c["tm"], m), jnp.minimum(c["tn"], n)  # no traffic for padding
+    # T2: SM90 kernels run in 2 x 1 thread-block clusters; TMA multicasts the W tile to both
+    # CTAs of a cluster (H100 whitepaper S4, "Thread Block Clusters", "TMA"), halving its L2 reads
+    multicast = jnp.where((c["group"] == 4) & (tiles_m >= 2), 2.0, 1.0)
+    tile_bytes = k_part * (rows * hw.a_bytes + cols * hw.w_bytes / multicast)
+    partials = jnp.where(c["split"] > 1, 2 * m * n * ACCUMULATOR_BYTES * c["split"], 0.0)
+    partials += c["streamk"] * 2 * hw.sms * c["tm"] * c["tn"] * ACCUMULATOR_BYTES  # T4 fixup
+    out = m * n * 2.0
+    l2_bytes = tiles * tile_bytes + partials + out
+    # A wave of concurrent tiles (rasterized as a near-square block of R x C tiles) shares its
+    # A and W panels through L2; panels are re-read from DRAM wave after wave (each tile
+    # bringing its share of its block's panels) unless both operands fit in L2 together.
+    waves = tiles / (hw.sms * occ.ctas)
+    waves = jnp.where(c["streamk"] > 0, waves, jnp.ceil(waves))  # T4: no partial last wave
+    wave_tiles = jnp.minimum(tiles, hw.sms * occ.ctas)
+    block_rows = jnp.minimum(tiles_m, jnp.ceil(jnp.sqrt(wave_tiles)))
+    block_cols = jnp.minimum(tiles_n * c["split"], jnp.ceil(wave_tiles / block_rows))
+    block_bytes = k_part * (block_rows * rows * hw.a_bytes + block_cols * cols * hw.w_bytes)
+    reread = tiles * block_bytes / (block_rows * block_cols)  # every tile its block's share
+    compulsory = m * k * hw.a_bytes + n * k * hw.w_bytes
+    dram_bytes = jnp.where(compulsory <= hw.l2, compulsory,
+                           jnp.maximum(compulsory, reread)) + out
+    return Traffic(tiles, waves, l2_bytes, dram_bytes)
+
+
+def overlapped(consumer, producer, buffers):
+    """Time of a producer (memory) feeding a consumer (the SM pipes) through ``buffers``
+    slots: the two-station tandem line with a finite buffer and exponential stage times
+    (Buzacott & Shanthikumar, "Stochastic Models of Manufacturing Systems", 1993, §3.3):
+    throughput = r (1 - rho^(B+1)) / (1 - rho^(B+2)) of the slower rate r, rho the ratio of
+    the rates (< 1): equal rates lose (B + 1) / (B + 2); unequal ones approach the max."""
+    slow, fast = jnp.maximum(consumer, producer), jnp.minimum(consumer, producer)
+    rho = jnp.clip(fast / jnp.maximum(slow, 1e-30), 0.0, 1.0 - 1e-6)
+    throughput = (1 - rho ** (buffers + 1)) / (1 - rho ** (buffers + 2))
+    return slow / throughput
+
+
+def select(total, values: dict) -> dict:
+    """The entries of ``values`` (candidate arrays, last axis) at the candidate of least
+    ``total``."""
+    best = jnp.argmin(total, axis=-1)[..., None]
+    return {name: jnp.take_along_axis(jnp.broadcast_to(x, total.shape), best, axis=-1)[..., 0]
+            for name, x in values.items()}
+
+
+def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
+    """The candidate table of a ``Work.tiles`` description."""
+    if tiles[0] == "library":
+        return library_candidates()
+    return custom_candidates(*tiles[1:])
+
+
+@functools.partial(jax.jit, static_argnames=("work",))
+def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
+    """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
+    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
+    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
+    shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
+    m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
+    c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
+    occ = occupancy(hw, c, work)
+    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
+    pipes = pipe_times(hw, c, k_pad, occ, work)
+    moved = traffic(hw, c, m, n, k, occ)
+    # T3: split-K only where the output tiles leave SMs idle
+    useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
+    tiles_per_sm = jnp.where(c["streamk"] > 0, moved.tiles / hw.sms,
+                             jnp.ceil(moved.tiles / hw.sms))
+    # A mixed-input kernel's conversions issue from the warps that issue its MMAs, between
+    # the fragment load and the MMA that consumes it: they add to the tensor pipe's time
+    # instead of hiding under it (LUT-GEMM's CUDA-core work is its only compute).
+    if work.dequant_ops != (0.0, 0.0):
+        tile_clocks = jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem)
+    else:
+        tile_clocks = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
+    sm_time = tiles_per_sm * tile_clocks / hw.clock
+    l2_time = moved.l2_bytes / hw.l2_bandwidth
+    dram_time = moved.dram_bytes / hw.dram_bandwidth
+    total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1)
+             + hw.kernel_latency)
+    total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
+    scale = tiles_per_sm / hw.clock
+    picked = select(total, {
+        "seconds": total, "compute": pipes.compute * scale, "cuda_core": pipes.cuda_core * scale,
+        "smem": pipes.smem * scale, "l2": l2_time, "dram": dram_time, "waves": moved.waves,
+        "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "split_k": c["split"],
+        "registers": occ.registers})
+    return GemmLatency(precompute=jnp.zeros(shape), **picked)

@@ -1,0 +1,51 @@
+"""The calibrated constants of lutcore.gpu are what tools/calibrate_gpu.py fits on the
+calibration sets (and nothing is fitted to a validation set)."""
+
+import pathlib
+import sys
+
+import pytest
+
+import lutcore.gpu as gpu
+from experiments.lut_tensor_core import _measured
+from lutcore.gpu import _specs
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+import calibrate_gpu  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["a100", "h100"])
+def test_memory_and_all_reduce_constants_are_the_fits(name):
+    spec, fitted = gpu.gpu_spec(name), calibrate_gpu.constants()[name]
+    for field, value in fitted.items():
+        assert getattr(spec, field) == pytest.approx(value, rel=5e-3), field
+
+
+def test_tensor_fractions_are_the_fits():
+    """At the calibrated fractions the tile model is unbiased on the compute-bound Vidur GEMMs
+    and reproduces the FP8 MAMF rows; the 8-bit ratio's BF16 fraction reproduces the H100
+    BF16 MAMF row (one model evaluation each instead of the tool's bisection)."""
+    assert calibrate_gpu.vidur_bias("a100", _specs.FP16_A100) == pytest.approx(0, abs=2e-3)
+    assert calibrate_gpu.vidur_bias("h100", _specs.FP16_H100) == pytest.approx(0, abs=2e-3)
+    rows = {(e["device"], e["act"]): e
+            for e in calibrate_gpu._load("mamf_stas00.yaml")["sets"]}
+    for key, fraction in ((("h100", "fp8"), _specs.FP8_H100), (("h200", "fp8"), _specs.FP8_H200),
+                          (("h100", "bf16"), _specs.FP8_H100 / _specs.EIGHT_BIT_RATIO)):
+        assert calibrate_gpu.mamf_error(rows[key], fraction) == pytest.approx(0, abs=2e-3), key
+
+
+def test_the_tool_reads_calibration_sets_only():
+    roles = {name: _measured.load(name)["role"] for name in _measured.files()}
+    for name in ("vidur_a100.yaml", "vidur_h100.yaml", "vidur_allreduce.yaml",
+                 "mamf_stas00.yaml"):
+        assert roles[name] == "calibration"
+    assert {"llmcompass_a100.yaml", "trtllm_first_token.yaml"} <= {
+        n for n, r in roles.items() if r == "validation"}
+    with pytest.raises(ValueError, match="not a calibration set"):
+        calibrate_gpu._load("llmcompass_a100.yaml")
+
+
+def test_relative_least_squares_recovers_a_line():
+    x = [1.0, 2.0, 4.0, 8.0]
+    assert calibrate_gpu.relative_line(x, [3.0 + 0.5 * v for v in x]) == pytest.approx(
+        (3.0, 0.5))

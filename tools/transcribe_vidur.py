@@ -1,0 +1,106 @@
+"""Transcribe Vidur's per-operator GPU profiles into experiments/reference/measured/.
+
+Vidur (A. Agrawal et al., "Vidur: A Large-Scale Simulation Framework for LLM Inference",
+MLSys 2024, github.com/microsoft/vidur) profiles every non-attention operator of one decoder
+layer (sarathi-serve kernels: cuBLAS GEMMs, fused RMSNorm, rotary embedding, SiLU-and-mul,
+residual add) in FP16, per model, tensor-parallel degree and token count, and publishes the
+median kernel times in data/profiling/compute/<gpu>/<model>/mlp.csv.
+
+Usage: python tools/transcribe_vidur.py <vidur git dir> [--commit SHA]
+(the git dir of a clone or snapshot; nothing is fetched). Writes vidur_a100.yaml and
+vidur_h100.yaml: for each LLaMA-family model (the architecture lutcore.gpu models: gated FFN,
+rotary, pre-norm), tensor-parallel degree and token count of TOKENS, the operator medians in
+seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import pathlib
+import subprocess
+
+import yaml
+
+MODELS = ("meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-70b-hf", "meta-llama/Meta-Llama-3-8B",
+          "meta-llama/Meta-Llama-3-70B", "codellama/CodeLlama-34b-Instruct-hf",
+          "internlm/internlm-20b", "Qwen/Qwen-72B")
+TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+# Vidur's operator names (CudaTimer / linear_metric_name) -> lutcore.gpu layer operators
+OPERATORS = {"input_layernorm": "attention_norm", "attn_pre_proj": "qkv_projection",
+             "attn_rope": "rotary_embedding", "attn_post_proj": "output_projection",
+             "post_attention_layernorm": "ffn_norm", "mlp_up_proj": "ffn_up",
+             "mlp_act": "activation", "mlp_down_proj": "ffn_down", "add": "ffn_residual"}
+OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
+PROTOCOL = {
+    "timing": "device",
+    "method": "median over 20 active steps (after warm-up) of the CUDA kernel time of each "
+              "operator's record_function range, read from the PyTorch (Kineto) profiler "
+              "(vidur/profiling/mlp/main.py default --profile_method record_function; "
+              "common/cuda_timer.py); launch gaps and host time excluded",
+    "dtype": "fp16",
+    "library": "sarathi-serve kernels on PyTorch (cuBLAS GEMMs via ColumnParallelLinear / "
+               "RowParallelLinear, fused RMSNorm, rotary, SiLU-and-mul kernels)",
+    "clocks": "default application clocks (not locked; not stated)",
+}
+FORM = {"a100": "A100 80GB SXM4 (the paper's Azure NDm A100 v4 nodes)",
+        "h100": "H100 80GB SXM5 (the paper's DGX H100 nodes)"}
+
+
+def _git(gitdir: str, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def transcribe(gitdir: str, commit: str, gpu: str) -> dict:
+    sets = []
+    for model in MODELS:
+        path = f"data/profiling/compute/{gpu}/{model}/mlp.csv"
+        try:
+            text = _git(gitdir, "show", f"{commit}:{path}")
+        except subprocess.CalledProcessError:
+            continue  # not profiled on this GPU
+        rows = list(csv.DictReader(io.StringIO(text)))
+        first = rows[0]
+        shape = {"hidden": int(first["n_embd"]), "ffn": int(first["n_expanded_embd"]),
+                 "heads": int(first["n_head"]), "kv_heads": int(first["n_kv_head"]),
+                 "gated": first["use_gated_mlp"] == "True"}
+        for tp in sorted({int(r["num_tensor_parallel_workers"]) for r in rows}):
+            points, seen = [], set()
+            for row in rows:
+                tokens = int(row["num_tokens"])
+                if (int(row["num_tensor_parallel_workers"]) != tp or tokens not in TOKENS
+                        or tokens in seen):
+                    continue
+                seen.add(tokens)  # the file repeats some token counts; keep the first row
+                points.append([tokens] + [round(float(row[f"time_stats.{op}.median"]) * 1e-3,
+                                                12) for op in OPERATORS])
+            points.sort()
+            sets.append({"name": f"{model.split('/')[1]} tp{tp}", "kind": "layer_operators",
+                         "file": path, "model": dict(shape, tensor_parallel=tp),
+                         "columns": ["tokens"] + list(OPERATORS.values()),
+                         "units": "seconds", "points": points})
+    return {"source": f"microsoft/vidur@{commit}",
+            "citation": "A. Agrawal et al., Vidur: A Large-Scale Simulation Framework for LLM "
+                        "Inference, MLSys 2024",
+            "role": "calibration", "device": gpu, "form_factor": FORM[gpu],
+            "protocol": PROTOCOL, "sets": sets}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("gitdir")
+    parser.add_argument("--commit", default="HEAD")
+    args = parser.parse_args()
+    commit = _git(args.gitdir, "rev-parse", args.commit).strip()
+    for gpu in ("a100", "h100"):
+        data = transcribe(args.gitdir, commit, gpu)
+        header = (f"# Transcribed by tools/transcribe_vidur.py from microsoft/vidur@{commit}\n"
+                  "# (data/profiling/compute/<gpu>/<model>/mlp.csv); do not edit by hand.\n")
+        (OUT / f"vidur_{gpu}.yaml").write_text(
+            header + yaml.safe_dump(data, sort_keys=False, width=100, default_flow_style=None))
+
+
+if __name__ == "__main__":
+    main()
