@@ -7,8 +7,10 @@ extended FPU in the Snitch cluster. lutcore prices the same datapaths structural
 (``lutcore.ppa.exsdotp_unit``, ``exfma_unit``, ``fpu_groups``: NanGate 45nm cells, ripple-carry
 adders, no timing-driven sizing), for the two lanes of the SIMD wrapper, and checks one pair
 (the single-format FP8->FP16 ExSdotp, without Vsum, and ExFMA) against Yosys synthesis of
-Amaranth RTL of the same units (``lutcore.ppa.synth``). Areas are in kGE (node-independent); the structural critical
-paths are compared as ratios only (ripple-carry delays at 45nm are no estimate of a 12nm clock).
+Amaranth RTL of the same units (``lutcore.ppa.synth``, area-only mapping; read from the
+committed synthesis cache, which the workflow's synthesis rule keeps current). Areas are in kGE
+(node-independent); the structural critical paths are compared as ratios only (ripple-carry
+delays at 45nm are no estimate of a 12nm clock).
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ def _synth_formats(design: str) -> tuple[str, str]:
 @dataclasses.dataclass(frozen=True)
 class Config:
     """lanes: SDOTP lanes to price (``lutcore.numerics.SDOTP_LANES`` names, each with its
-    formats); synthesis: include the synthesized FP8->FP16 pair; synthesize: run Yosys when its
-    cache is missing or stale (false: read the committed cache only)."""
+    formats); synthesis: include the synthesized FP8->FP16 pair (read from the synthesis cache);
+    synthesize: the workflow's synthesis rule brings that cache up to date first (false: the
+    committed cache is read as it is)."""
 
     lanes: tuple[str, ...] = ("16->32", "8->16")
     synthesis: bool = True
@@ -59,6 +62,11 @@ class Config:
         bad = [lane for lane in self.lanes if lane not in LANES]
         if bad:
             raise ConfigError(f"lanes: {bad} unknown; allowed values: {', '.join(LANES)}")
+
+
+def synthesis_designs(config: Config) -> list[str]:
+    """The designs whose synthesis cache files ``run`` reads."""
+    return list(SYNTH_PAIR.values()) if config.synthesis else []
 
 
 def _unit(unit: str, src, dst, vsum: bool = False) -> ppa.Cost:
@@ -94,8 +102,7 @@ def run(config: Config) -> xr.Dataset:
         designs = list(SYNTH_PAIR.values())
         synth_area, model_area = [], []
         for design in designs:
-            print(f"[lutcore] {ID}: synthesis of {design}", flush=True)
-            result = synth.synthesize_cached(design, CACHE_DIR, allow_run=config.synthesize)
+            result = synth.read_cached(design, CACHE_DIR, "area")
             synth_area.append(result.area / ppa.GE_AREA / 1e3)
             unit = "exsdotp" if design.startswith("exsdotp") else "exfma"
             model_area.append(float(ppa.kge(_unit(unit, *_synth_formats(design)))))
