@@ -40,6 +40,7 @@ def write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(descriptor, "w") as stream:
             stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide the file from other users
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
