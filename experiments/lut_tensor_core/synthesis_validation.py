@@ -266,9 +266,10 @@ def _release_claim(ds) -> Claim | None:
     within, outside = _within(ds, mask, "area")
     clock = ", ".join(f"{d} {r:.2f}" for d, r in zip(ds.design.values[mask],
                                                    ds.ratio.sel(flow="clock").values[mask]))
-    fit = _linear_fit(ds, "synth_area", "area")
-    scaling = ("" if fit is None else f"; synthesized area per column of the M = 2 array "
-               f"{fit[0]:.0f} um^2 + {fit[1]:.0f} um^2, linear within {fit[2]:.1%}")
+    fits = [_linear_fit(ds, "synth_area", flow_name) for flow_name in FLOWS]
+    scaling = "".join(
+        f"; {flow_name} flow, M = 2: {fit[0]:.0f} um^2 per column N + {fit[1]:.0f} um^2, "
+        f"linear within {fit[2]:.2%}" for flow_name, fit in zip(FLOWS, fits) if fit)
     return Claim(
         experiment=ID, claim="release_structure_within_15_percent",
         paper="lutcore's goal (issue 14), not a paper statement: the model of the released "

@@ -19,7 +19,9 @@ Source (facts only, no code): public GitHub ``microsoft/T-MAC``, tag ``LUTTensor
   ``report_area``, ``report_power`` (no activity file read), ``report_timing``.
 - ``scripts/constraint.tcl``: ``set_max_area 0``, clock period 1 (ns), input and output delay
   0 x period, driving cell BUFFD1BWP30P140ULVT.
-There is no INT version and no MAC, ADD or UNPU RTL in the release.
+There is no INT version and no MAC, ADD or UNPU RTL in the release. The folder also holds
+``rtl/fp_lut_array_b_cycle_stage2.sv``, a two-stage variant (registers between the lookup and the
+adder), which ``dc.tcl`` does not synthesize.
 """
 
 from __future__ import annotations

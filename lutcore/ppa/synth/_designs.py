@@ -45,6 +45,7 @@ RELEASE_SYNTH_DESIGNS = {
     "release_lut_m2n8k4": ReleasedLutArray(m=2, n=8, k=4, b_bits=2),
     "release_lut_m2n16k4": ReleasedLutArray(m=2, n=16, k=4, b_bits=2),
     "release_lut_m2n32k4": ReleasedLutArray(m=2, n=32, k=4, b_bits=2),
+    "release_lut_m2n64k4": ReleasedLutArray(m=2, n=64, k=4, b_bits=2),
 }
 # The MiniFloat-NN units (Fig. 7's 8->16 pair), kept apart from the LUT Tensor Core sample.
 FPU_SYNTH_DESIGNS = {
