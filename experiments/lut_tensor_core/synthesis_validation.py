@@ -38,7 +38,6 @@ TITLE = ("Structural cost model vs Yosys synthesis of the same units, unconstrai
 PAPER = "lut_tensor_core"
 CACHE_DIR = pathlib.Path(__file__).resolve().parents[1] / "synthesis_cache"
 GOAL = 0.15  # lutcore's validation goal (issues 4 and 14): model within 15 % of synthesized area
-LINEARITY = 0.02  # the released array's area is linear in N if a line fits every slice to 2 %
 DESIGNS = {**synth.SYNTH_DESIGNS, **synth.RELEASE_SYNTH_DESIGNS}
 FLOWS = tuple(synth.FLOWS)
 
