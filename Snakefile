@@ -16,6 +16,7 @@ configfile: os.path.join(workflow.basedir, "workflow", "config.yaml")
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/synthesis.smk"
 include: "workflow/rules/minifloat_nn.smk"
 include: "workflow/rules/lut_tensor_core.smk"
 

@@ -11,6 +11,10 @@ An experiment module (one per paper figure/table) defines:
 ``table(ds) -> str``                   a Markdown table
 ``claims(ds) -> list[Claim]``          the paper's statements, checked against ``ds``
 
+and, if it reads open-synthesis results, ``synthesis_designs(config) -> list[str]`` (their cache
+files become inputs of its job; the workflow's synthesis rule writes them when the config's
+``synthesize`` is true) and reads them with ``lutcore.ppa.synth.read_cached``.
+
 Paper values live only in ``experiments/reference/<paper>.yaml``; ``reference(PAPER, ID, key)``
 reads one, so a claim can never carry a value typed into the experiment.
 """

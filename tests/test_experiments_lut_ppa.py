@@ -107,17 +107,29 @@ SYNTH = get("lut-synth")
 
 
 def test_synthesis_validation_reads_the_committed_cache():
-    ds = SYNTH.run(make_config(SYNTH, {"designs": ["adder8", "mux8x16", "lut_int8_dp4_w1"],
+    ds = SYNTH.run(make_config(SYNTH, {"designs": ["adder8", "mux8x16", "release_lut_dp4",
+                                                   "release_lut_m2n8k4", "release_lut_m2n16k4"],
                                        "synthesize": False}))
     from lutcore.ppa import _cells
-    # the synthesized area is the cells Yosys reported times their library areas
+    # the synthesized area is the cells Yosys reported times their library areas, both flows
     np.testing.assert_allclose(ds.synth_area, ds.synth_cells.values @ _cells.AREA, rtol=1e-6)
     assert float(ds.model_area.sel(design="adder8")) == pytest.approx(8 * 4.256)
-    # a mux tree maps to the same 7 x 16 MUX2 on both sides
-    assert float(ds.ratio.sel(design="mux8x16")) == pytest.approx(1.0)
-    claim = SYNTH.claims(ds)[0]
-    assert claim.claim == "model_within_15_percent_of_synthesis"
-    assert claim.holds == bool(np.all(np.abs(ds.ratio.values - 1) <= SYNTH.GOAL))
+    # a mux tree is 7 x 16 MUX2 in the model
+    assert float(ds.model_area.sel(design="mux8x16")) == pytest.approx(7 * 16 * 1.862)
+    np.testing.assert_allclose(ds.ratio, ds.model_area / ds.synth_area)
+    assert list(ds.release_n.values) == [0, 0, 0, 8, 16]
+    claims = {c.claim: c for c in SYNTH.claims(ds)}
+    sample = claims["model_within_15_percent_of_synthesis"]
+    assert sample.holds == bool(np.all(np.abs(ds.ratio.sel(flow="area").values[:2] - 1)
+                                       <= SYNTH.GOAL))
+    release = claims["release_structure_within_15_percent"]
+    assert release.holds == bool(np.all(np.abs(ds.ratio.sel(flow="area").values[2:] - 1)
+                                        <= SYNTH.GOAL))
+    assert "linear within" in release.ours
+    clock = claims["closes_at_1ghz"]
+    assert clock.holds == bool(np.all(ds.synth_path.sel(flow="clock").values[2:]
+                                      <= ds.attrs["period_ps"]))
+    assert "| release_lut_dp4 |" in SYNTH.table(ds)
 
 
 def test_synthesis_validation_rejects_unknown_designs():

@@ -131,10 +131,21 @@ def test_node_scale():
 # The synthesized pair
 
 
+def test_sdotp_widths_by_hand():
+    """One home for the internal widths: numerics, the model and the RTL read them from it."""
+    # fp8 (e5m2) -> fp16: S = 3, P = max(10, 5) + 1 = 11; 2P+3, 2P+S+4, 2P+S+5; max(5+2, 5)
+    assert tuple(nm.sdotp_widths(2, 10, 5)) == (3, 11, 25, 29, 30, 7)
+    # fp16 -> fp32: S = 11, P = 24; the normalizer is exactly 64 bits (numerics' uint64)
+    assert tuple(nm.sdotp_widths(10, 23, 8)) == (11, 24, 51, 63, 64, 10)
+    w = ppa.exsdotp_precisions("fp16", "fp32")
+    assert (w.src_p, w.dst_p, w.exp_width) == (11, 24, 10)
+
+
 @pytest.mark.parametrize("name", sorted(synth.FPU_SYNTH_DESIGNS))
 def test_committed_cache_is_current(name):
-    result = synth.synthesize_cached(name, COMMITTED_CACHE, allow_run=False)
-    assert set(result.cells) <= set(_cells.NAMES) - {"DFF"} and result.area > 1000
+    for flow in synth.FLOWS:
+        result = synth.synthesize_cached(name, COMMITTED_CACHE, flow_name=flow, allow_run=False)
+        assert set(result.cells) <= set(_cells.NAMES) - {"DFF"} and result.area > 1000
 
 
 def _simulate(name, vectors, ports):

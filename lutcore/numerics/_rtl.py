@@ -36,7 +36,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ._formats import (FLAG_NX, FLAG_OF, FLAG_UF, FPFormat, as_format, rounding_increment)
-from ._units import SDOTP_LANES, SdotpLane
+from ._units import SDOTP_LANES, SdotpLane, SdotpWidths, sdotp_widths
 
 
 class RtlResult(NamedTuple):
@@ -47,13 +47,11 @@ class RtlResult(NamedTuple):
     first_sticky: jnp.ndarray  # bool: the first adder folded bits of int into its sticky bit
 
 
-def lane_precisions(lane: SdotpLane) -> tuple[int, int]:
-    """(p_src, p_dst) of a lane: its widest source mantissa + 1 and the wider of its widest
-    destination mantissa and a full product, + 1 (fpnew_sdotp_multi: PRECISION_BITS,
-    SUPER_DST_MAN_BITS = max(dst man, 2 * src man + 1))."""
+def lane_widths(lane: SdotpLane) -> SdotpWidths:
+    """The internal widths of a lane, from its widest source and destination formats."""
     _, src_man = lane._fields(lane.src_formats)
-    _, dst_man = lane._fields(lane.dst_formats)
-    return src_man + 1, max(dst_man, 2 * src_man + 1) + 1
+    dst_exp, dst_man = lane._fields(lane.dst_formats)
+    return sdotp_widths(src_man, dst_man, dst_exp)
 
 
 def _covers(lane: SdotpLane, src: FPFormat, dst: FPFormat, vsum: bool) -> bool:
@@ -129,9 +127,10 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     ``products``: static, which terms come out of the multipliers (their zero exponent differs).
     """
     dst = as_format(dst)
-    p_src, p = lane_precisions(lane)
-    w1 = 2 * p + 3            # first adder (addend_max_shifted)
-    w2 = 2 * p + p_src + 4    # second adder (mantissa_w_shifted), widened by p_src
+    widths = lane_widths(lane)
+    p_src, p = widths.p_src, widths.p_dst
+    w1 = widths.first_adder   # first adder (addend_max_shifted)
+    w2 = widths.second_adder  # second adder (mantissa_w_shifted), widened by p_src
     one = jnp.uint64(1)
     signs, mants, exps, zeros = zip(*(_addend(t, f, dst, p) for t, f in zip(terms, products)))
     exps, signs, mants, zeros = _by_exponent(exps, signs, mants, zeros)
@@ -175,7 +174,7 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     e_tent = jnp.where(bypass, jnp.maximum(e_min, 0), e_w)
 
     # Normalization: leading-zero count over 2P+S+5 bits, capped at the subnormal exponent.
-    width = w2 + 1
+    width = widths.normalizer
     lower = (~sub2 & carry2).astype(jnp.uint64) << w2 | sum2
     lzc = lax.clz(lower).astype(jnp.int64) - (64 - width)
     normal = (e_tent - lzc + 1 > 0) & (lower != 0)

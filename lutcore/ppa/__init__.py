@@ -8,8 +8,10 @@ validated by open logic synthesis.
 compute density, energy efficiency, whether it meets the clock) at 28nm / 1 GHz. The blocks
 (``ripple_adder``, ``fp_adder``, ...) compose new units; ``blocks(library, adder, multiplier)``
 binds them to a library and architectures; ``close`` prices a unit at a period.
-``lutcore.ppa.synth`` (imported on demand: it needs Amaranth and Yosys) generates RTL of a
-sample of these units and synthesizes it against a liberty of the same cells.
+``release_lut_array`` prices the structure of the authors' released FP16 array (``_release``: its
+facts, from their RTL). ``lutcore.ppa.synth`` (imported on demand: it needs Amaranth and Yosys)
+generates RTL of a sample of these units and of the released array and synthesizes it against a
+library of the same cells.
 """
 
 from ._arrays import (ACTIVATIONS, BUILDERS, LUT_METHODS, LUT_VARIANTS, METHODS,
@@ -28,6 +30,7 @@ from ._timing import (ADDERS, GRADES, MULTIPLIERS, Closure, Grade, blocks, close
                       period_ps)
 from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,
                    power_of_two_shapes)
+from ._release import RELEASE, RELEASE_PARTS, ReleasedArray, ReleasedArrayCost, release_lut_array
 from ._fpu import (CLOSED_UNITS, FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES,
                    SYNTHESIS_CLOCK_GHZ, SYNTHESIS_NODE_NM, NodeScale, Precisions, SdotpLaneSpec,
                    cast_unit, closed_unit, exfma_cascade, exfma_precisions, exfma_unit,
@@ -50,6 +53,7 @@ __all__ = [
     "ADDERS", "GRADES", "MULTIPLIERS", "Closure", "Grade", "blocks", "close", "node_delay_ps",
     "period_ps",
     "MAX_TABLE_K", "BestArray", "best_arrays", "best_index", "buildable", "power_of_two_shapes",
+    "RELEASE", "RELEASE_PARTS", "ReleasedArray", "ReleasedArrayCost", "release_lut_array",
     "CLOSED_UNITS", "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES",
     "SYNTHESIS_CLOCK_GHZ", "SYNTHESIS_NODE_NM", "NodeScale", "Precisions", "SdotpLaneSpec",
     "cast_unit", "closed_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",

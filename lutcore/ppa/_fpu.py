@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from lutcore.numerics import FORMATS, FPFormat, as_format
+from lutcore.numerics import FORMATS, FPFormat, SdotpWidths, as_format, sdotp_widths
 
 from . import _cells, _timing
 from ._power import ACTIVITY
@@ -152,14 +152,17 @@ class Precisions(NamedTuple):
     exp_width: int
 
 
+def _sdotp_widths(src: Formats, dst: Formats) -> SdotpWidths:
+    """fpnew_sdotp_multi's internal widths (``lutcore.numerics.sdotp_widths``) of the super
+    formats of ``src`` and ``dst``."""
+    (_, ms), (ed, md) = super_format(src), super_format(dst)
+    return sdotp_widths(ms, md, ed)
+
+
 def exsdotp_precisions(src: Formats, dst: Formats) -> Precisions:
-    """fpnew_sdotp_multi's widths: p_src = widest source mantissa + 1; p_dst = max(widest
-    destination mantissa, 2 * source mantissa + 1) + 1; exponent datapath max(e_dst + 2,
-    clog2(2 p_dst + p_src + 5)) bits."""
-    es, ms = super_format(src)
-    ed, md = super_format(dst)
-    ps, pd = ms + 1, max(md, 2 * ms + 1) + 1
-    return Precisions(es, ps, ed, pd, max(ed + 2, (2 * pd + ps + 5 - 1).bit_length()))
+    """fpnew_sdotp_multi's p_src, p_dst and exponent datapath width (``_sdotp_widths``)."""
+    w = _sdotp_widths(src, dst)
+    return Precisions(super_format(src)[0], w.p_src, super_format(dst)[0], w.p_dst, w.exponent)
 
 
 def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False,
@@ -181,7 +184,8 @@ def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False,
     src_fmts, dst_fmts = _format_list(src), _format_list(dst)
     w = exsdotp_precisions(src_fmts, dst_fmts)
     ps, pd, ew = w.src_p, w.dst_p, w.exp_width
-    first, second = 2 * pd + 3, 2 * pd + ps + 4
+    widths = _sdotp_widths(src_fmts, dst_fmts)
+    first, second = widths.first_adder, widths.second_adder
     unpack = parallel(times(_unpack(src_fmts, b), 4),
                       times(_unpack(dst_fmts, b), 3 if vsum else 1))
     products = times(b.multiplier(ps, ps), 2)

