@@ -41,9 +41,12 @@ def test_fig9_error_is_normwise_and_non_negative(fig9_small):
 
 def test_fig9_claims_name_the_headline_pairs(fig9_small):
     claims = {c.claim: c for c in FIG9.claims(fig9_small)}
-    assert set(claims) == {"exsdotp_at_least_as_accurate", "improvement_grows_for_narrow_inputs"}
-    assert "fp8->fp16" in claims["exsdotp_at_least_as_accurate"].ours
-    assert "Fig. 9" in claims["exsdotp_at_least_as_accurate"].paper
+    assert set(claims) == {"exsdotp_consistently_better", "improvement_grows_for_narrow_inputs"}
+    better = claims["exsdotp_consistently_better"]
+    assert "fp8->fp16" in better.ours and "Fig. 9" in better.paper
+    # one step from a zero accumulator: both units round once, bit for bit the same -> a tie
+    assert "tied at [1]" in better.ours and not better.holds and better.verdict == "deviates"
+    assert "bit-identical" in better.deviation
 
 
 def test_fig9_bad_pair_lists_the_allowed_ones():
@@ -106,6 +109,10 @@ def test_rtl_claims(rtl_small):
     assert claims["issue_vectors"].holds and "10 of 10" in claims["issue_vectors"].ours
     assert claims["rtz_departures_one_ulp_low"].holds
     assert "issue 8" in claims["issue_vectors"].paper
+    # issue 8's hypotheses are findings of ours; the Fig. 9 rerun checks the paper's statement
+    assert {k for k, c in claims.items() if c.verdict == "finding"} == set(claims) - {
+        "fig9_conclusion_holds_with_rtl"}
+    assert "tied at" in claims["fig9_conclusion_holds_with_rtl"].ours
     # RNE accumulation from +0 never meets the RTL's corner cases: Fig. 9 is unchanged
     np.testing.assert_array_equal(rtl_small["fig9_changed"], 0)
 
