@@ -65,8 +65,12 @@ def test_fig1_support_table_is_what_the_functions_accept():
     assert float(ds.max_value.sel(format="fp8alt")) == 240.0
     claims = {c.claim: c for c in FIG1.claims(ds)}
     assert claims["format_widths"].holds and claims["expanding_pairs"].holds
-    narrow = claims["narrow_unit_pairs"]
-    assert not narrow.holds and "fp8->fp32" in narrow.deviation
+    # like with like: FP8->FP32 is lutcore's extension, outside the paper's 2w-bit pairs
+    assert "fp8->fp32" not in claims["expanding_pairs"].ours
+    assert claims["narrow_unit_pairs"].holds and "fp8" not in claims["narrow_unit_pairs"].ours
+    extension = claims["fp8_to_fp32_extension"]
+    assert extension.verdict == "finding" and extension.holds
+    assert "fp8->fp32: 16->32;" in extension.ours and "fp8alt->fp32" in extension.ours
 
 
 RTL = get("mfnn-rtl")
