@@ -126,3 +126,38 @@ def test_rtl_bad_config():
         make_config(RTL, {"roundings": ["nearest"]})
     with pytest.raises(ConfigError, match=r"fp8->fp8.*allowed values"):
         make_config(RTL, {"fig9_pairs": ["fp8->fp8"]})
+
+
+UNIT = get("mfnn-unit")
+
+
+def test_unit_counts_registers_lanes_and_widths():
+    ds = UNIT.run(make_config(UNIT, {}))
+    # a SIMD ExSdotp reads both 64-bit sources whole, an ExFMA half of each, at twice the FLOP
+    np.testing.assert_array_equal(ds.source_bits_per_register.sel(unit="exsdotp"), 64)
+    np.testing.assert_array_equal(ds.source_bits_per_register.sel(unit="exfma"), 32)
+    np.testing.assert_array_equal(ds.flop_per_instruction.sel(unit="exsdotp"),
+                                  2 * ds.flop_per_instruction.sel(unit="exfma"))
+    assert int(ds.register_elements.sel(format="fp8alt")) == 8
+    assert list(ds.pair.values) == [f"{s}->{d}" for s, d in nm.EXPANDING_PAIRS
+                                    if d != "fp32" or s in ("fp16", "fp16alt")]
+    # the RTL model's normalizer, 2P + S + 5 bits, is exactly 64 bits on the 16->32 lane
+    wide = nm.lane_widths("16->32")
+    assert wide.second + 1 == 64 and (wide.p_src, wide.p_dst) == (11, 24)
+    claims = {c.claim: c for c in UNIT.claims(ds)}
+    assert all(c.holds for c in claims.values()), [c for c in claims.values() if not c.holds]
+    assert "2 FP16->FP32 or 4 FP8->FP16" in claims["simd_wrapper"].ours
+    assert "model inputs" in claims["pipeline_levels"].ours
+    assert "kGE" not in UNIT.table(ds) and "| 16->32 | 11 | 24 | 51 | 63 |" in UNIT.table(ds)
+    UNIT.plot(ds)
+
+
+def test_fig1_background_claims_are_computed():
+    ds = FIG1.run(make_config(FIG1, {}))
+    claims = {c.claim: c for c in FIG1.claims(ds)}
+    nannarelli = claims["nannarelli_custom_format"]  # sign + 7 + 9 = 17 bits, "16-bit"
+    assert nannarelli.verdict == "paper-inconsistent" and ": 17 bits" in nannarelli.ours
+    assert claims["dlfloat_16_bits"].holds and "FPFormat(6, 9): 16 bits" in claims[
+        "dlfloat_16_bits"].ours
+    assert "FP8 -14..15, FP16 -14..15" in claims["fp8_same_range_as_fp16"].ours
+    assert "= 2x" in claims["h100_fp8_speedup"].ours

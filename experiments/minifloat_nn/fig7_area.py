@@ -221,7 +221,19 @@ def claims(ds: xr.Dataset):
     share_ok = (abs(share - paper["share"]) <= SHARE_TOLERANCE
                 and abs(sdotp / paper["sdotp_kge"] - 1) <= KGE_TOLERANCE
                 and abs(total / paper["fpu_kge"] - 1) <= KGE_TOLERANCE)
+    clock = reference(PAPER, ID, "cascade_clock").value
+    stages = ds.delay.sel(unit="exfma_cascade") / ds.delay.sel(unit="exfma")
+    needed = clock["exsdotp_mhz"] * stages
     return [
+        paper_claim(
+            sys.modules[__name__], "cascade_clock",
+            ours="critical path of the unpipelined cascade / one ExFMA: "
+                 + ", ".join(f"{lane} {float(v):g}" for lane, v in zip(ds.lane.values,
+                                                                       stages.values))
+                 + f"; each ExFMA must run at {clock['exsdotp_mhz']} MHz x that = "
+                 + ", ".join(f"{float(v):.0f} MHz" for v in needed.values),
+            holds=bool((abs(needed - clock["exfma_mhz"]) <= 1).all()),
+            tolerance="within 1 MHz (the paper's 333 MHz is a 3 ns clock, 2 x 333.3 = 667)"),
         paper_claim(
             sys.modules[__name__], "area_reduction",
             ours=f"ExSdotp area saved vs two ExFMA: {per_lane(area_saved)}{synth_text}",

@@ -56,6 +56,23 @@ def lane_precisions(lane: SdotpLane) -> tuple[int, int]:
     return src_man + 1, max(dst_man, 2 * src_man + 1) + 1
 
 
+class LaneWidths(NamedTuple):
+    """The mantissa datapath widths of a lane, in bits (paper Sec. III-B, Fig. 4)."""
+
+    p_src: int
+    p_dst: int
+    first: int   # first adder: P-bit max addend and the others aligned after it, 2P + 3
+    second: int  # second adder: the first sum (2P + 4 bits with its carry) padded by p_src bits
+
+
+def lane_widths(lane: SdotpLane | str) -> LaneWidths:
+    """``LaneWidths`` of a lane (``SdotpLane`` or its name), as the datapath below uses them."""
+    lane = lane if isinstance(lane, SdotpLane) else {x.name: x for x in SDOTP_LANES}[lane]
+    p_src, p_dst = lane_precisions(lane)
+    return LaneWidths(p_src=p_src, p_dst=p_dst, first=2 * p_dst + 3,
+                      second=2 * p_dst + 4 + p_src)
+
+
 def _covers(lane: SdotpLane, src: FPFormat, dst: FPFormat, vsum: bool) -> bool:
     """Vsum reads all three operands in the destination fields; the others need ``covers``."""
     if not vsum:
@@ -129,9 +146,7 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     ``products``: static, which terms come out of the multipliers (their zero exponent differs).
     """
     dst = as_format(dst)
-    p_src, p = lane_precisions(lane)
-    w1 = 2 * p + 3            # first adder (addend_max_shifted)
-    w2 = 2 * p + p_src + 4    # second adder (mantissa_w_shifted), widened by p_src
+    p_src, p, w1, w2 = lane_widths(lane)  # w1: addend_max_shifted, w2: mantissa_w_shifted
     one = jnp.uint64(1)
     signs, mants, exps, zeros = zip(*(_addend(t, f, dst, p) for t, f in zip(terms, products)))
     exps, signs, mants, zeros = _by_exponent(exps, signs, mants, zeros)
