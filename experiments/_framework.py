@@ -5,6 +5,9 @@ An experiment module (one per paper figure/table) defines:
 ``ID``        stable id, used for file names and the report (e.g. ``"mfnn-fig9"``)
 ``TITLE``     one line: what it reproduces, naming the paper's figure/table
 ``PAPER``     key of the reference file in ``experiments/reference/`` (e.g. ``"minifloat_nn"``)
+``CLAIMS``    the reference keys ``claims`` states in the full run (a tuple; ``collect_claims``
+              holds every run to it, and a test to the reference file: every entry is claimed,
+              fixed as not-testable-here, or pending in a named issue)
 ``Config``    a frozen dataclass of the experiment's parameters (defaults = the full run)
 ``run(config) -> xarray.Dataset``      computed from ``lutcore`` models only
 ``plot(ds) -> matplotlib.figure.Figure``
@@ -167,10 +170,11 @@ def paper_claim(module, key: str, *, ours: str, holds: bool, tolerance: str = ""
                  verdict=verdict or ref.verdict, reason=reason or ref.reason)
 
 
-def collect_claims(module, ds) -> list[Claim]:
-    """``module.claims(ds)``, checked, plus a claim for every reference entry of the experiment
-    whose verdict is fixed as not-testable-here and that ``claims`` did not state itself (there
-    is nothing to compute for it; the reason says what it needs)."""
+def collect_claims(module, ds, *, full: bool = False) -> list[Claim]:
+    """``module.claims(ds)``, checked against ``module.CLAIMS`` (every key it states is declared;
+    with ``full``, the run of the default config, every declared key is stated), plus a claim
+    for every reference entry of the experiment whose verdict is fixed as not-testable-here and
+    that ``claims`` did not state itself (nothing to compute; the reason says what it needs)."""
     claims = list(module.claims(ds))
     bad = [c for c in claims if not isinstance(c, Claim)]
     if bad:
@@ -179,6 +183,18 @@ def collect_claims(module, ds) -> list[Claim]:
     twice = sorted({k for k in keys if keys.count(k) > 1})
     if twice:
         raise ValueError(f"{module.ID}.claims() states {', '.join(twice)} more than once")
+    declared = getattr(module, "CLAIMS", None)
+    if not isinstance(declared, tuple):
+        raise TypeError(f"{module.ID} must declare CLAIMS, the tuple of reference keys its "
+                        f"claims() states")
+    undeclared = [k for k in keys if k not in declared]
+    if undeclared:
+        raise ValueError(f"{module.ID}.claims() states {', '.join(undeclared)}, not in its "
+                         f"CLAIMS; declare them")
+    missing = [k for k in declared if k not in keys] if full else []
+    if missing:
+        raise ValueError(f"{module.ID} declares {', '.join(missing)} in CLAIMS but its full run "
+                         f"states no such claim")
     entries = _reference_file(module.PAPER)["experiments"].get(module.ID, {})
     claims += [paper_claim(module, key, ours="nothing computed (see the reason)", holds=False)
                for key in entries if key not in keys

@@ -102,6 +102,7 @@ def test_registered_modules_follow_the_contract(experiment_id):
     assert make_config(module) == module.Config()  # the defaults are valid (the full run)
     for name in ("run", "plot", "table", "claims"):
         assert len(inspect.signature(getattr(module, name)).parameters) == 1, name
+    assert isinstance(module.CLAIMS, tuple) and len(set(module.CLAIMS)) == len(module.CLAIMS)
     assert (_framework.REFERENCE_DIR / f"{module.PAPER}.yaml").exists()
 
 
@@ -196,7 +197,8 @@ def test_bad_reference_entries_are_named(reference_dir, entry, match):
 def test_collect_claims_adds_the_untestable_entries(reference_dir):
     (reference_dir / "fake.yaml").write_text(FIXED)
     speedup = paper_claim(FAKE, "speedup", ours="1.4", holds=True)
-    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", claims=lambda ds: [speedup])
+    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", CLAIMS=("speedup", "table"),
+                                   claims=lambda ds: [speedup])
     claims = collect_claims(module, None)
     assert [c.claim for c in claims] == ["speedup", "table"]  # not the finding, not pending
     assert claims[1].verdict == "not-testable-here" and not claims[1].holds
@@ -208,6 +210,25 @@ def test_collect_claims_adds_the_untestable_entries(reference_dir):
         collect_claims(module, None)
     module.claims = lambda ds: ["speedup"]
     with pytest.raises(TypeError, match="must return Claim objects"):
+        collect_claims(module, None)
+
+
+def test_collect_claims_holds_the_module_to_its_declaration(reference_dir):
+    (reference_dir / "fake.yaml").write_text(FIXED)
+    speedup = paper_claim(FAKE, "speedup", ours="1.4", holds=True)
+    finding = paper_claim(FAKE, "ours", ours="confirmed", holds=True)
+    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", CLAIMS=("speedup", "ours"),
+                                   claims=lambda ds: [speedup])
+    assert [c.claim for c in collect_claims(module, None)] == ["speedup", "table"]  # a subset
+    with pytest.raises(ValueError, match="declares ours in CLAIMS but its full run states no"):
+        collect_claims(module, None, full=True)
+    module.claims = lambda ds: [speedup, finding]
+    assert len(collect_claims(module, None, full=True)) == 3
+    module.CLAIMS = ("speedup",)
+    with pytest.raises(ValueError, match="states ours, not in its CLAIMS; declare them"):
+        collect_claims(module, None)
+    del module.CLAIMS
+    with pytest.raises(TypeError, match="fake-fig0 must declare CLAIMS"):
         collect_claims(module, None)
 
 

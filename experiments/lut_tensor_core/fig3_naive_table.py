@@ -22,6 +22,8 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "lut-fig3"
 TITLE = "Naive LUT-based mpGEMM tile: FP16 activations, INT1 weights (LUT Tensor Core Fig. 3)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("table_entries", "lookup_replaces_dot_product", "full_product_table")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,6 +25,8 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "lut-memory"
 TITLE = "Weight memory of the LLMs by weight bits vs GPU memory (LUT Tensor Core Sec. 2.1)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("llama2_70b_fp16_memory", "exceeds_gpu_memory")
 TIED = ("opt-175b", "bloom-176b")  # tie_word_embeddings in their public configs
 MEMORY_TOLERANCE = 0.05  # the paper's "140GB" is a round figure
 

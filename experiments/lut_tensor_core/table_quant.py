@@ -27,6 +27,8 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "lut-tablequant"
 TITLE = "INT8 table quantization error vs activation quantization (LUT Tensor Core Sec. 3.1.3)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("group4_table8", "int8_tables_keep_accuracy", "finer_than_activation_quantization")
 DISTRIBUTIONS = ("gaussian", "student_t3", "outlier_channels")
 ACCURACY_LIMIT = 1e-2  # our criterion for "keeps accuracy": <= 1 % normwise GEMM error
 HEADLINE_K = 4  # the paper's group size

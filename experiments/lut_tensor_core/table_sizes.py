@@ -21,6 +21,10 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "lut-tables"
 TITLE = "Table entries, tile storage and precompute redundancy (LUT Tensor Core Sec. 3.1, Eqs. 7-8)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("naive_entries", "bitserial_entries", "symmetric_entries", "precompute_redundancy",
+          "shared_precompute_saving", "halved_storage_broadcast_mux", "bitserial_cycles",
+          "tile_structure", "entries_per_table_sentence", "ternary_packing", "eq7_eq8")
 SCHEMES = ("naive", "bitserial", "symmetric")
 DESIGN_N = (64, 128)  # §3.1.2: a table entry is broadcast to N PEs, "typically 64 or 128"
 TILE_K, TILE_LUT_BITS = 4, 16  # the tile of the §3.2 claims: K = 4 (§4.2.1), FP16 tables

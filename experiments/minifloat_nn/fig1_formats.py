@@ -22,6 +22,10 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "mfnn-fig1"
 TITLE = "FP formats and the MiniFloat-NN operations supporting them (MiniFloat-NN Fig. 1, Table I)"
 PAPER = "minifloat_nn"
+# the reference keys claims() states in the full run
+CLAIMS = ("format_widths", "expanding_pairs", "fp8_to_fp32_extension", "vsum_formats",
+          "narrow_unit_pairs", "bf16_tf32_keep_fp32_range", "dlfloat_16_bits",
+          "nannarelli_custom_format", "fp8_same_range_as_fp16", "h100_fp8_speedup")
 OPS = ("exsdotp", "exvsum", "vsum", "exfma")
 
 

@@ -29,6 +29,8 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "mfnn-fig7"
 TITLE = "ExSdotp vs two ExFMA: area and critical path; SDOTP share of the FPU (MiniFloat-NN Fig. 7)"
 PAPER = "minifloat_nn"
+# the reference keys claims() states in the full run
+CLAIMS = ("cascade_clock", "area_reduction", "critical_path_reduction", "sdotp_share_of_fpu")
 CACHE_DIR = pathlib.Path(__file__).resolve().parents[1] / "synthesis_cache"
 LANES = {lane.name: lane for lane in nm.SDOTP_LANES}
 UNITS = ("exsdotp", "exfma", "exfma_cascade")

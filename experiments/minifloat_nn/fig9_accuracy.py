@@ -25,6 +25,8 @@ from experiments._framework import ConfigError, markdown_table, paper_claim
 ID = "mfnn-fig9"
 TITLE = "Accumulation accuracy of ExSdotp vs two cascaded ExFMA (MiniFloat-NN Fig. 9, Table IV)"
 PAPER = "minifloat_nn"
+# the reference keys claims() states in the full run
+CLAIMS = ("exsdotp_consistently_better", "improvement_grows_for_narrow_inputs")
 UNITS = ("exsdotp", "exfma_cascade")
 HEADLINE_PAIRS = ("fp16->fp32", "fp8->fp16")   # the pairs the paper's claims name
 PAIR_NAMES = tuple(f"{s}->{d}" for s, d in nm.EXPANDING_PAIRS)

@@ -38,6 +38,9 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "mfnn-table3"
 TITLE = "Cluster and FPU energy efficiency (MiniFloat-NN Table III)"
 PAPER = "minifloat_nn"
+# the reference keys claims() states in the full run
+CLAIMS = ("cluster_efficiency", "efficiency_arithmetic", "vs_snitch_fp64", "vs_fpnew_fp8",
+          "vs_zhang", "vs_mao")
 NODE_NM, VDD = 12.0, 0.8          # paper Sec. IV: GF 12nm FinFET, typical corner 0.8 V, 25 C
 SNITCH_NODE_NM, SNITCH_FREQ_GHZ = 22.0, 1.0  # paper Sec. IV: native Snitch [12], 22nm, 1 GHz
 CALIBRATION_KERNEL = "fp8_fp16_exsdotp"  # the paper's measured kernel (Sec. IV)

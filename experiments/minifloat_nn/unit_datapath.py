@@ -29,6 +29,10 @@ ID = "mfnn-unit"
 TITLE = ("ExSdotp unit and SIMD wrapper: register packing, lanes, peak FLOP, datapath widths "
          "(MiniFloat-NN Sec. III, Figs. 2, 4, 5)")
 PAPER = "minifloat_nn"
+# the reference keys claims() states in the full run
+CLAIMS = ("register_packing", "simd_wrapper", "fpu_interface", "exfma_half_registers",
+          "peak_vs_exfma", "peak_vs_fpnew_expanding", "product_vs_accumulator_precision",
+          "adder_widths", "pipeline_levels", "cluster_configuration")
 # the paper's pairs: a w-bit source and a 2w-bit destination (Sec. III-B)
 PAIRS = tuple(f"{s}->{d}" for s, d in nm.EXPANDING_PAIRS
               if nm.FORMATS[d].width == 2 * nm.FORMATS[s].width)

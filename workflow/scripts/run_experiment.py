@@ -89,7 +89,7 @@ def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
                     config_sha256=hashlib.sha256(canonical.encode()).hexdigest())
     figure = module.plot(ds)
     table = module.table(ds).rstrip("\n") + "\n"
-    claims = collect_claims(module, ds)
+    claims = collect_claims(module, ds, full=config == module.Config())
 
     with atomic(paths["data"]) as tmp:
         ds.to_netcdf(tmp, engine="h5netcdf")
