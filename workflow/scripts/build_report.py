@@ -107,15 +107,15 @@ def coverage(papers: list[str], ids: list[str], claims: list[dict]) -> dict[str,
 
 
 def summary(papers: list[str], rows: dict[str, list[dict]]) -> list[str]:
-    """Statements and claims by verdict, per paper and in all."""
-    head = ["Paper", "statements", "claims", *VERDICTS, "pending"]
+    """Statements and their claims by verdict, per paper and in all (findings, ours, apart)."""
+    head = ["Paper", "statements", "claimed", *VERDICTS, "pending"]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     counts = {p: collections.Counter("pending" if r["status"].startswith("pending") else
                                      r["status"] for r in rows[p]) for p in papers}
     for name, count in [*((paper_title(p), counts[p]) for p in papers),
                         ("**All**", sum(counts.values(), collections.Counter()))]:
         statements = sum(count.values()) - count["finding"]
-        claimed = sum(count[v] for v in VERDICTS)
+        claimed = sum(count[v] for v in VERDICTS if v != "finding")
         lines.append(f"| {name} | {statements} | {claimed} | "
                      + " | ".join(str(count[k]) for k in (*VERDICTS, "pending")) + " |")
     return lines
