@@ -56,8 +56,13 @@ def test_fig9_bad_pair_lists_the_allowed_ones():
         make_config(FIG9, {"lengths": [4, 2]})
 
 
-def test_fig1_support_table_is_what_the_functions_accept():
-    ds = FIG1.run(make_config(FIG1, {}))
+@pytest.fixture(scope="module")
+def fig1():
+    return FIG1.run(make_config(FIG1, {}))
+
+
+def test_fig1_support_table_is_what_the_functions_accept(fig1):
+    ds = fig1
     sdotp = {(str(s), str(d)) for s in ds.src.values for d in ds.dst.values
              if bool(ds.supported.sel(op="exsdotp", src=s, dst=d))}
     assert sdotp == set(nm.EXPANDING_PAIRS)
@@ -152,9 +157,8 @@ def test_unit_counts_registers_lanes_and_widths():
     UNIT.plot(ds)
 
 
-def test_fig1_background_claims_are_computed():
-    ds = FIG1.run(make_config(FIG1, {}))
-    claims = {c.claim: c for c in FIG1.claims(ds)}
+def test_fig1_background_claims_are_computed(fig1):
+    claims = {c.claim: c for c in FIG1.claims(fig1)}
     nannarelli = claims["nannarelli_custom_format"]  # sign + 7 + 9 = 17 bits, "16-bit"
     assert nannarelli.verdict == "paper-inconsistent" and ": 17 bits" in nannarelli.ours
     assert claims["dlfloat_16_bits"].holds and "FPFormat(6, 9): 16 bits" in claims[
