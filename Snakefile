@@ -37,6 +37,7 @@ rule summary:
         claims=expand("results/claims/{id}.json", id=SELECTED),
         figures=expand("results/figures/{id}.png", id=SELECTED),
         tables=expand("results/tables/{id}.md", id=SELECTED),
+        references=REFERENCE_FILES,  # the coverage tables list every transcribed statement
     output:
         claims="results/claims.json",
         report=report("results/REPORT.md", caption="workflow/report/summary.rst", category="Summary"),

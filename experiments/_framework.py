@@ -5,6 +5,9 @@ An experiment module (one per paper figure/table) defines:
 ``ID``        stable id, used for file names and the report (e.g. ``"mfnn-fig9"``)
 ``TITLE``     one line: what it reproduces, naming the paper's figure/table
 ``PAPER``     key of the reference file in ``experiments/reference/`` (e.g. ``"minifloat_nn"``)
+``CLAIMS``    the reference keys ``claims`` states in the full run (a tuple; ``collect_claims``
+              holds every run to it, and a test to the reference file: every entry is claimed,
+              fixed as not-testable-here, or pending in a named issue)
 ``Config``    a frozen dataclass of the experiment's parameters (defaults = the full run)
 ``run(config) -> xarray.Dataset``      computed from ``lutcore`` models only
 ``plot(ds) -> matplotlib.figure.Figure``
@@ -17,6 +20,13 @@ files become inputs of its job; the workflow's synthesis rule writes them when t
 
 Paper values live only in ``experiments/reference/<paper>.yaml``; ``reference(PAPER, ID, key)``
 reads one, so a claim can never carry a value typed into the experiment.
+
+Every claim has a verdict (``VERDICTS``): ``holds``; ``deviates`` (our model disagrees beyond the
+tolerance); ``paper-inconsistent`` (the paper contradicts itself, shown by arithmetic);
+``not-testable-here`` (it needs what we cannot have offline, named in the reason); ``finding``
+(a result of our own, not a statement of the paper). By default the verdict follows ``holds``;
+a reference entry may fix it (``verdict:`` and ``reason:`` in the YAML), and so may the
+experiment (``paper_claim(..., verdict=..., reason=...)``).
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import functools
 import importlib
 import pathlib
 import pkgutil
+import re
 import types
 import typing
 from typing import Any, Mapping
@@ -39,13 +50,31 @@ class ConfigError(ValueError):
     """A configuration value or key that an experiment cannot accept."""
 
 
+VERDICTS = ("holds", "deviates", "paper-inconsistent", "not-testable-here", "finding")
+NEEDS_REASON = ("paper-inconsistent", "not-testable-here")
+FIXED_VERDICTS = ("paper-inconsistent", "not-testable-here", "finding")  # a YAML entry may fix
+PENDING = re.compile(r"^issue \d+\b")  # "issue 14 — PPA": transcribed, its claim comes later
+
+
+def default_verdict(holds: bool) -> str:
+    """The verdict of a claim that states none: ``holds`` or ``deviates``."""
+    return "holds" if holds else "deviates"
+
+
 @dataclasses.dataclass(frozen=True)
 class Reference:
-    """One transcribed paper value or statement, with where it comes from."""
+    """One transcribed paper value or statement, with where it comes from.
+
+    ``verdict``/``reason``: a verdict the statement itself fixes (``FIXED_VERDICTS``), e.g. a
+    table body our text of the paper lacks; ``pending``: "issue N — ...", the issue whose claim
+    will check it (no claim yet)."""
 
     statement: str
     source: str
     value: Any = None
+    verdict: str = ""
+    reason: str = ""
+    pending: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +83,9 @@ class Claim:
 
     ``paper`` is the paper's statement (and value, if any) with its source; ``ours`` what lutcore
     computed; ``holds`` whether it agrees within ``tolerance``; ``deviation`` the signed difference
-    (ours - paper, relative where stated) or a sentence on why it differs.
+    (ours - paper, relative where stated) or a sentence on why it differs; ``verdict`` one of
+    ``VERDICTS`` (default: from ``holds``), with its ``reason`` where ``NEEDS_REASON``. A finding's
+    ``holds`` says whether our hypothesis was confirmed.
     """
 
     experiment: str
@@ -64,9 +95,40 @@ class Claim:
     holds: bool
     tolerance: str = ""
     deviation: str = ""
+    verdict: str = ""
+    reason: str = ""
+
+    def __post_init__(self):
+        holds = bool(self.holds)
+        verdict = self.verdict or default_verdict(holds)
+        where = f"{self.experiment}.{self.claim}"
+        if verdict not in VERDICTS:
+            raise ValueError(f"{where}: verdict {verdict!r} unknown; allowed values: "
+                             f"{', '.join(VERDICTS)}")
+        if verdict in NEEDS_REASON and not self.reason:
+            raise ValueError(f"{where}: a {verdict} claim must give its reason")
+        if holds != (verdict == "holds") and verdict != "finding":
+            raise ValueError(f"{where}: holds={holds} contradicts the verdict {verdict!r}")
+        object.__setattr__(self, "holds", holds)
+        object.__setattr__(self, "verdict", verdict)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key repeated in one mapping (plain YAML keeps the last one
+    silently, so a second section of an experiment would hide the first)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ValueError(f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: "
+                                 f"key {key!r} repeated")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 @functools.cache
@@ -74,7 +136,8 @@ def _reference_file(paper: str) -> dict:
     path = REFERENCE_DIR / f"{paper}.yaml"
     if not path.exists():
         raise FileNotFoundError(f"no reference file {path}")
-    return yaml.safe_load(path.read_text())
+    with path.open() as stream:
+        return yaml.load(stream, Loader=_UniqueKeyLoader)
 
 
 def reference(paper: str, experiment: str, key: str) -> Reference:
@@ -83,16 +146,80 @@ def reference(paper: str, experiment: str, key: str) -> Reference:
     if key not in entries:
         raise KeyError(f"reference/{paper}.yaml has no entry {experiment}.{key}; "
                        f"it has: {sorted(entries)}")
-    return Reference(**entries[key])
+    try:
+        ref = Reference(**entries[key])
+    except TypeError as err:
+        raise ValueError(f"reference/{paper}.yaml {experiment}.{key}: {err}; allowed fields: "
+                         f"{', '.join(f.name for f in dataclasses.fields(Reference))}") from None
+    if ref.verdict and ref.verdict not in FIXED_VERDICTS:
+        raise ValueError(f"reference/{paper}.yaml {experiment}.{key}: verdict {ref.verdict!r} "
+                         f"cannot be fixed in the reference; allowed values: "
+                         f"{', '.join(FIXED_VERDICTS)}")
+    if ref.pending and not PENDING.match(ref.pending):
+        raise ValueError(f"reference/{paper}.yaml {experiment}.{key}: pending must name the "
+                         f"issue ('issue N — what'), got {ref.pending!r}")
+    return ref
+
+
+def reference_entries(paper: str) -> list[tuple[str, str, Reference]]:
+    """Every entry of ``reference/<paper>.yaml`` as (experiment, key, Reference), in file order."""
+    return [(experiment, key, reference(paper, experiment, key))
+            for experiment, entries in _reference_file(paper)["experiments"].items()
+            for key in entries]
+
+
+def paper_title(paper: str) -> str:
+    """The paper's name as its reference file gives it."""
+    return _reference_file(paper)["paper"]
 
 
 def paper_claim(module, key: str, *, ours: str, holds: bool, tolerance: str = "",
-                deviation: str = "") -> Claim:
-    """A ``Claim`` whose paper side is read from the reference file of ``module``."""
+                deviation: str = "", verdict: str = "", reason: str = "") -> Claim:
+    """A ``Claim`` whose paper side is read from the reference file of ``module``; its verdict
+    is ``verdict``, else the one the reference entry fixes, else follows ``holds``."""
     ref = reference(module.PAPER, module.ID, key)
+    if ref.pending:
+        raise ValueError(f"{module.ID}.{key} is marked pending ({ref.pending}) in reference/"
+                         f"{module.PAPER}.yaml: remove the marker now that a claim checks it")
+    if verdict and ref.verdict and verdict != ref.verdict:
+        raise ValueError(f"{module.ID}.{key}: verdict {verdict!r} differs from the one its "
+                         f"reference entry fixes, {ref.verdict!r}")
     paper = ref.statement if ref.value is None else f"{ref.statement} [{ref.value}]"
     return Claim(experiment=module.ID, claim=key, paper=f"{paper} ({ref.source})", ours=ours,
-                 holds=bool(holds), tolerance=tolerance, deviation=deviation)
+                 holds=bool(holds), tolerance=tolerance, deviation=deviation,
+                 verdict=verdict or ref.verdict, reason=reason or ref.reason)
+
+
+def collect_claims(module, ds, *, full: bool = False) -> list[Claim]:
+    """``module.claims(ds)``, checked against ``module.CLAIMS`` (every key it states is declared;
+    with ``full``, the run of the default config, every declared key is stated), plus a claim
+    for every reference entry of the experiment whose verdict is fixed as not-testable-here and
+    that ``claims`` did not state itself (nothing to compute; the reason says what it needs)."""
+    claims = list(module.claims(ds))
+    bad = [c for c in claims if not isinstance(c, Claim)]
+    if bad:
+        raise TypeError(f"{module.ID}.claims() must return Claim objects, got {bad[0]!r}")
+    keys = [c.claim for c in claims]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"{module.ID}.claims() states {', '.join(twice)} more than once")
+    declared = getattr(module, "CLAIMS", None)
+    if not isinstance(declared, tuple):
+        raise TypeError(f"{module.ID} must declare CLAIMS, the tuple of reference keys its "
+                        f"claims() states")
+    undeclared = [k for k in keys if k not in declared]
+    if undeclared:
+        raise ValueError(f"{module.ID}.claims() states {', '.join(undeclared)}, not in its "
+                         f"CLAIMS; declare them")
+    missing = [k for k in declared if k not in keys] if full else []
+    if missing:
+        raise ValueError(f"{module.ID} declares {', '.join(missing)} in CLAIMS but its full run "
+                         f"states no such claim")
+    entries = _reference_file(module.PAPER)["experiments"].get(module.ID, {})
+    claims += [paper_claim(module, key, ours="nothing computed (see the reason)", holds=False)
+               for key in entries if key not in keys
+               and reference(module.PAPER, module.ID, key).verdict == "not-testable-here"]
+    return claims
 
 
 def markdown_table(columns: list[str], rows: list[list], *, right: int = 0) -> str:

@@ -30,7 +30,10 @@ def test_fig7_small(tmp_path):
         ds.sdotp_unregistered)
     assert set(ds.design.values) == {"exsdotp_fp8_fp16", "exfma_fp8_fp16"}
     claims = {c.claim: c for c in module.claims(ds)}
-    assert set(claims) == {"area_reduction", "critical_path_reduction", "sdotp_share_of_fpu"}
+    assert set(claims) == {"cascade_clock", "area_reduction", "critical_path_reduction",
+                           "sdotp_share_of_fpu"}
+    # two unpipelined ExFMA in series: twice one ExFMA's path, so twice the ExSdotp's clock
+    assert "8->16 2;" in claims["cascade_clock"].ours and "666 MHz" in claims["cascade_clock"].ours
     assert "8->16" in claims["area_reduction"].ours and "Yosys" in claims["area_reduction"].ours
     assert "kGE" in module.table(ds)
     module.plot(ds)
@@ -61,9 +64,14 @@ def test_table3_small(tmp_path):
         + ds.attrs["fpu_leakage_mw"] * 1e-3 * seconds * 1e12)
     assert ds.attrs["fp64_22nm_efficiency"] > 0
     claims = {c.claim: c for c in module.claims(ds)}
-    assert set(claims) == {"cluster_efficiency", "vs_snitch_fp64", "vs_fpnew_fp8",
-                           "vs_zhang", "vs_mao"}
+    assert set(claims) == {"cluster_efficiency", "efficiency_arithmetic", "vs_snitch_fp64",
+                           "vs_fpnew_fp8", "vs_zhang", "vs_mao"}
+    arithmetic = claims["efficiency_arithmetic"]  # 128 / 0.224 = 571.4, printed 575
+    assert arithmetic.verdict == "paper-inconsistent" and "571.4 GFLOPS/W" in arithmetic.reason
+    assert "567.9-574.9 GFLOPS/W" in arithmetic.ours
     assert "CALIBRATED" in claims["cluster_efficiency"].ours
+    assert claims["vs_zhang"].verdict == "not-testable-here" and "Table III" in claims[
+        "vs_zhang"].reason
     assert "CALIBRATED" in module.table(ds)
     module.plot(ds)
 

@@ -29,10 +29,16 @@ def test_table2_cells_are_the_cycle_model(cycles_only):
 
 def test_table2_claims_are_computed(cycles_only):
     claims = {c.claim: c for c in TABLE2.claims(cycles_only)}
-    assert set(claims) == {"peak_flop_per_cycle_per_core", "exsdotp_fewer_cycles_than_fp16_fma",
+    assert set(claims) == {"peak_flop_per_cycle_per_core", "peak_vs_fma", "fpu_utilization",
+                           "exsdotp_fewer_cycles_than_fp16_fma",
                            "halving_format_speedup_worst_case",
                            "fp8_fp16_128x256_flop_per_cycle_ratios"}
     assert claims["peak_flop_per_cycle_per_core"].holds
+    assert "fp8_fp16_exsdotp: 16 FLOP/cycle/core = 2x fp16_simd_fma (8), 1x fp8_simd_fma (16)" \
+        in claims["peak_vs_fma"].ours
+    use = (cycles_only["flop_per_cycle_per_core"].sel(kernel="fp64_fma", size="64x64")
+           / cycles_only["peak_flop_per_cycle_per_core"].sel(kernel="fp64_fma"))
+    assert f"fp64_fma {float(use):.1%}" in claims["fpu_utilization"].ours
     ratio = (cycles_only["flop_per_cycle"].sel(kernel="fp8_fp16_exsdotp", size="128x256")
              / cycles_only["flop_per_cycle"].sel(kernel="fp64_fma", size="64x64"))
     assert f"{float(ratio):.2f}x" in claims["fp8_fp16_128x256_flop_per_cycle_ratios"].ours

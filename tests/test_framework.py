@@ -8,7 +8,8 @@ from typing import Literal
 import pytest
 
 import experiments
-from experiments import Claim, ConfigError, get, make_config, paper_claim, reference, registry
+from experiments import (Claim, ConfigError, collect_claims, get, make_config, paper_claim,
+                         reference, registry)
 from experiments import _framework
 
 
@@ -101,6 +102,7 @@ def test_registered_modules_follow_the_contract(experiment_id):
     assert make_config(module) == module.Config()  # the defaults are valid (the full run)
     for name in ("run", "plot", "table", "claims"):
         assert len(inspect.signature(getattr(module, name)).parameters) == 1, name
+    assert isinstance(module.CLAIMS, tuple) and len(set(module.CLAIMS)) == len(module.CLAIMS)
     assert (_framework.REFERENCE_DIR / f"{module.PAPER}.yaml").exists()
 
 
@@ -132,7 +134,102 @@ def test_reference_and_paper_claim(reference_dir):
                           tolerance="10 %")
     assert paper_claim(FAKE, "exact", ours="yes", holds=1).paper == "one rounding (Sec. III)"
     assert set(claim.as_dict()) == {"experiment", "claim", "paper", "ours", "holds", "tolerance",
-                                    "deviation"}
+                                    "deviation", "verdict", "reason"}
+
+
+def test_verdict_follows_holds_unless_stated():
+    def claim(**kw):
+        return Claim(experiment="fake-fig0", claim="x", paper="p", ours="o", **kw)
+
+    assert claim(holds=True).verdict == "holds" and claim(holds=False).verdict == "deviates"
+    assert claim(holds=True, verdict="finding").holds  # a confirmed hypothesis of our own
+    assert not claim(holds=False, verdict="finding").holds
+    inconsistent = claim(holds=False, verdict="paper-inconsistent", reason="3 != 4")
+    assert inconsistent.as_dict()["verdict"] == "paper-inconsistent"
+    for kw, match in [({"holds": False, "verdict": "wrong"}, "verdict 'wrong' unknown; allowed "
+                       "values: holds, deviates, paper-inconsistent, not-testable-here, finding"),
+                      ({"holds": False, "verdict": "not-testable-here"}, "must give its reason"),
+                      ({"holds": False, "verdict": "paper-inconsistent"}, "must give its reason"),
+                      ({"holds": True, "verdict": "deviates"}, "holds=True contradicts"),
+                      ({"holds": False, "verdict": "holds"}, "holds=False contradicts"),
+                      ({"holds": True, "verdict": "not-testable-here", "reason": "r"},
+                       "contradicts the verdict 'not-testable-here'")]:
+        with pytest.raises(ValueError, match=match):
+            claim(**kw)
+
+
+FIXED = ("experiments:\n"
+         "  fake-fig0:\n"
+         "    speedup: {statement: 'faster', source: 'Sec. V', value: 1.5}\n"
+         "    table: {statement: 'Table IX body', source: 'Table IX', verdict: not-testable-here,\n"
+         "            reason: 'the table body is not in the paper text'}\n"
+         "    ours: {statement: 'our hypothesis', source: 'issue 8', verdict: finding}\n"
+         "    later: {statement: 'checked later', source: 'Sec. VI', pending: 'issue 14 — PPA'}\n")
+
+
+def test_reference_entry_can_fix_the_verdict(reference_dir):
+    (reference_dir / "fake.yaml").write_text(FIXED)
+    table = paper_claim(FAKE, "table", ours="our numbers", holds=False)
+    assert (table.verdict, table.reason) == ("not-testable-here",
+                                             "the table body is not in the paper text")
+    assert paper_claim(FAKE, "ours", ours="x", holds=False).verdict == "finding"
+    stated = paper_claim(FAKE, "speedup", ours="1.5", holds=False, verdict="paper-inconsistent",
+                         reason="Sec. V says 1.5, Table IX 1.6")
+    assert stated.verdict == "paper-inconsistent" and "Table IX" in stated.reason
+    with pytest.raises(ValueError, match="verdict 'deviates' differs from the one its reference "
+                                         "entry fixes, 'not-testable-here'"):
+        paper_claim(FAKE, "table", ours="x", holds=False, verdict="deviates")
+    with pytest.raises(ValueError, match=r"fake-fig0.later is marked pending \(issue 14 — PPA\)"):
+        paper_claim(FAKE, "later", ours="x", holds=True)
+
+
+@pytest.mark.parametrize("entry, match", [
+    ("{statement: s, source: t, verdict: holds}", "verdict 'holds' cannot be fixed"),
+    ("{statement: s, source: t, pending: 'later'}", "pending must name the issue"),
+    ("{statement: s, source: t, claim: x}", "unexpected keyword argument 'claim'; allowed fields"),
+])
+def test_bad_reference_entries_are_named(reference_dir, entry, match):
+    (reference_dir / "fake.yaml").write_text(f"experiments:\n  fake-fig0:\n    bad: {entry}\n")
+    with pytest.raises(ValueError, match=match):
+        reference("fake", "fake-fig0", "bad")
+
+
+def test_collect_claims_adds_the_untestable_entries(reference_dir):
+    (reference_dir / "fake.yaml").write_text(FIXED)
+    speedup = paper_claim(FAKE, "speedup", ours="1.4", holds=True)
+    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", CLAIMS=("speedup", "table"),
+                                   claims=lambda ds: [speedup])
+    claims = collect_claims(module, None)
+    assert [c.claim for c in claims] == ["speedup", "table"]  # not the finding, not pending
+    assert claims[1].verdict == "not-testable-here" and not claims[1].holds
+    stated = paper_claim(FAKE, "table", ours="RTN INT2 instead", holds=False)
+    module.claims = lambda ds: [stated]
+    assert collect_claims(module, None) == [stated]  # stated by the experiment: not twice
+    module.claims = lambda ds: [speedup, speedup]
+    with pytest.raises(ValueError, match="states speedup more than once"):
+        collect_claims(module, None)
+    module.claims = lambda ds: ["speedup"]
+    with pytest.raises(TypeError, match="must return Claim objects"):
+        collect_claims(module, None)
+
+
+def test_collect_claims_holds_the_module_to_its_declaration(reference_dir):
+    (reference_dir / "fake.yaml").write_text(FIXED)
+    speedup = paper_claim(FAKE, "speedup", ours="1.4", holds=True)
+    finding = paper_claim(FAKE, "ours", ours="confirmed", holds=True)
+    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", CLAIMS=("speedup", "ours"),
+                                   claims=lambda ds: [speedup])
+    assert [c.claim for c in collect_claims(module, None)] == ["speedup", "table"]  # a subset
+    with pytest.raises(ValueError, match="declares ours in CLAIMS but its full run states no"):
+        collect_claims(module, None, full=True)
+    module.claims = lambda ds: [speedup, finding]
+    assert len(collect_claims(module, None, full=True)) == 3
+    module.CLAIMS = ("speedup",)
+    with pytest.raises(ValueError, match="states ours, not in its CLAIMS; declare them"):
+        collect_claims(module, None)
+    del module.CLAIMS
+    with pytest.raises(TypeError, match="fake-fig0 must declare CLAIMS"):
+        collect_claims(module, None)
 
 
 def test_markdown_table_aligns_number_columns():
@@ -141,3 +238,15 @@ def test_markdown_table_aligns_number_columns():
     text = markdown_table(["name", "x", "y"], [["a", 1, 2.5], ["b", 10, "-"]], right=2)
     assert text.splitlines() == ["| name | x | y |", "| --- | ---: | ---: |",
                                  "| a | 1 | 2.5 |", "| b | 10 | - |"]
+
+
+def test_a_repeated_key_in_a_reference_file_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "dup.yaml").write_text("paper: x\nexperiments:\n  e1:\n    a: {statement: s, "
+                                       "source: t}\n  e1:\n    b: {statement: s, source: t}\n")
+    monkeypatch.setattr(_framework, "REFERENCE_DIR", tmp_path)
+    _framework._reference_file.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="line 5: key 'e1' repeated"):
+            _framework._reference_file("dup")
+    finally:
+        _framework._reference_file.cache_clear()

@@ -22,6 +22,8 @@ from experiments.lut_tensor_core._ppa_sweep import check_config, sweep
 ID = "lut-fig11"
 TITLE = "K-axis DSE of the LUT dot-product unit: compute density vs K (LUT Tensor Core Fig. 11)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("int_peak_k", "fp_peak_k")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,6 +22,8 @@ from experiments.lut_tensor_core._ppa_sweep import COLORS, METHOD_LABELS, check_
 ID = "lut-fig13"
 TITLE = "Area vs weight bits of MAC/ADD/LUT DP4 units, W_INTX A_FP16 (LUT Tensor Core Fig. 13)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("conventional_lut_loses_above", "add_wins_up_to", "lut_tensor_core_wins_up_to")
 METHODS = ("mac", "add", "lut_conventional", "lut_tensor_core")
 
 

@@ -22,6 +22,9 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "lut-fig7"
 TITLE = "Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size (LUT Tensor Core Fig. 7, Eqs. 2-6)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("reinterpretation_mapping", "adjusted_scale_zero", "worked_example", "table_halving",
+          "offline_negation")
 ACTS = ("A", "B", "C", "D")
 
 

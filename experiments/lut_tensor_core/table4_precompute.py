@@ -24,6 +24,8 @@ from experiments._framework import ConfigError, markdown_table, paper_claim, ref
 ID = "lut-table4"
 TITLE = "Table precompute overhead, separate vs fused (LUT Tensor Core Table 4)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("separate_overhead", "fused_overhead")
 TOLERANCE_POINTS = 5.0  # percentage points on the average overheads
 TREATMENTS = gpu.PRECOMPUTE_TREATMENTS  # none (the paper's Welder column), separate, fused
 

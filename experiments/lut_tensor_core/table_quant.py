@@ -22,11 +22,13 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments._framework import ConfigError, markdown_table, paper_claim
+from experiments._framework import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-tablequant"
 TITLE = "INT8 table quantization error vs activation quantization (LUT Tensor Core Sec. 3.1.3)"
 PAPER = "lut_tensor_core"
+# the reference keys claims() states in the full run
+CLAIMS = ("group4_table8", "int8_tables_keep_accuracy", "finer_than_activation_quantization")
 DISTRIBUTIONS = ("gaussian", "student_t3", "outlier_channels")
 ACCURACY_LIMIT = 1e-2  # our criterion for "keeps accuracy": <= 1 % normwise GEMM error
 HEADLINE_K = 4  # the paper's group size
@@ -96,6 +98,13 @@ def _quantized_activations(a, k):
     return per_token, per_group
 
 
+def _entries_per_scale(k: int) -> int:
+    """Entries of one group's table over the scales table quantization gives it."""
+    tables = lut.precompute_tables(np.ones((1, k)), lut.make_scheme("symmetric", k, 1))
+    _, codes, scale = lut.quantize_tables(tables, 8)
+    return int(np.asarray(codes).size // np.asarray(scale).size)
+
+
 def run(config: Config) -> xr.Dataset:
     names = methods(config)
     dims = (len(config.distributions), len(config.k_values), len(config.w_bits))
@@ -130,6 +139,9 @@ def run(config: Config) -> xr.Dataset:
     ds = xr.Dataset({"rel_error": (("distribution", "k", "w_bits", "quantizer", "seed"), error),
                      "bound_ratio": (("distribution", "k", "w_bits", "table_bits", "seed"),
                                      bound_ratio)}, coords=coords)
+    ds["entries_per_scale"] = ("k", [_entries_per_scale(k) for k in config.k_values])
+    ds["entries_per_scale"].attrs = {"long_name": "table entries sharing one quantization "
+                                     "scale (symmetric tables)", "units": "1"}
     ds["rel_error"].attrs = {"long_name": "normwise relative error vs exact tables",
                              "units": "1"}
     ds["bound_ratio"].attrs = {"long_name": "max |error| / analytic bound (<= 1 required)",
@@ -198,7 +210,13 @@ def claims(ds: xr.Dataset):
     where = tables.where(tables == tables.max(), drop=True)
     worst_at = f"{str(where.distribution.values[0])}, W_BIT={int(where.w_bits.values[0])}"
     ratio = (tables / per_token)
+    group = reference(PAPER, ID, "group4_table8").value
+    per_scale = int(ds.entries_per_scale.sel(k=group["group"]))
     return [
+        paper_claim(module, "group4_table8",
+                    ours=f"K={group['group']} symmetric tables: {per_scale} entries per "
+                         f"quantization scale (lutcore.lut.quantize_tables)",
+                    holds=per_scale == group["entries"], tolerance="exact"),
         paper_claim(module, "int8_tables_keep_accuracy",
                     ours=f"K=4 INT8 tables: normwise GEMM error {float(tables.min()):.2e} to "
                          f"{worst:.2e} (worst: {worst_at}) over "

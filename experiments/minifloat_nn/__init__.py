@@ -1,4 +1,4 @@
 """MiniFloat-NN and ExSdotp (Bertaccini et al., ARITH 2022)
 
-One module per figure/table. The first line above names the paper: REPORT.md uses it as heading.
+One module per figure/table. REPORT.md names the paper as its reference file (`paper:`) does.
 """

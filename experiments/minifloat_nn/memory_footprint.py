@@ -22,6 +22,8 @@ from experiments.minifloat_nn._snitch_sizes import check_sizes, parse_size
 ID = "mfnn-memory"
 TITLE = "Largest GEMM per format that fits the 128 KiB scratchpad (MiniFloat-NN Sec. IV)"
 PAPER = "minifloat_nn"
+# the reference keys claims() states in the full run
+CLAIMS = ("fit_limits",)
 
 
 @dataclasses.dataclass(frozen=True)

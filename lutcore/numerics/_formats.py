@@ -30,6 +30,12 @@ FLAG_NV, FLAG_DZ, FLAG_OF, FLAG_UF, FLAG_NX = 0x10, 0x08, 0x04, 0x02, 0x01
 _UINT = {8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
 
 
+def field_width(exp_bits: int, man_bits: int) -> int:
+    """Bits of a binary FP encoding: sign, exponent field, fraction field (any widths, also
+    formats ``FPFormat`` cannot store, e.g. TF32's 19 bits)."""
+    return 1 + exp_bits + man_bits
+
+
 @dataclasses.dataclass(frozen=True)
 class FPFormat:
     """An IEEE-754-like binary format: sign, ``exp_bits`` exponent bits, ``man_bits`` fraction bits.
@@ -53,7 +59,7 @@ class FPFormat:
     @property
     def width(self) -> int:
         """Total bits, sign included."""
-        return 1 + self.exp_bits + self.man_bits
+        return field_width(self.exp_bits, self.man_bits)
 
     @property
     def precision(self) -> int:

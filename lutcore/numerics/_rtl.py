@@ -47,8 +47,10 @@ class RtlResult(NamedTuple):
     first_sticky: jnp.ndarray  # bool: the first adder folded bits of int into its sticky bit
 
 
-def lane_widths(lane: SdotpLane) -> SdotpWidths:
-    """The internal widths of a lane, from its widest source and destination formats."""
+def lane_widths(lane: SdotpLane | str) -> SdotpWidths:
+    """The internal widths of a lane (``SdotpLane`` or its name), from its widest source and
+    destination formats."""
+    lane = lane if isinstance(lane, SdotpLane) else {x.name: x for x in SDOTP_LANES}[lane]
     _, src_man = lane._fields(lane.src_formats)
     dst_exp, dst_man = lane._fields(lane.dst_formats)
     return sdotp_widths(src_man, dst_man, dst_exp)

@@ -50,6 +50,7 @@ def paper_ids(paper):
     return "|".join(re.escape(i) for i in PARAMS if get(i).PAPER == paper)
 
 
+REFERENCE_FILES = sorted(str(p) for p in _framework.REFERENCE_DIR.glob("*.yaml"))
 LUTCORE_SOURCES = sorted(str(p) for p in pathlib.Path(lutcore.__file__).parent.rglob("*.py"))
 
 

@@ -5,10 +5,13 @@ Snakemake calls this as the ``script:`` of rule ``summary``; from a shell it rea
 
     python workflow/scripts/build_report.py --results results --preset quick
 
-The report opens with the claims that do not hold, so a deviation cannot hide further down.
+The report counts the claims by verdict and opens with those that deviate, so a deviation cannot
+hide further down; then what no model can reproduce (the paper contradicts itself), what cannot
+be tested here, our own findings, each experiment, and the coverage of each paper's statements.
 """
 
 import argparse
+import collections
 import itertools
 import json
 import os
@@ -17,81 +20,155 @@ import sys
 
 from run_experiment import atomic  # same folder: on sys.path as a script and under Snakemake
 
-from experiments import get
+from experiments import VERDICTS, get
+from experiments._framework import default_verdict, paper_title, reference_entries
 
 REQUIRED = ("experiment", "claim", "paper", "ours", "holds")
+LABELS = {"holds": "✅ holds", "deviates": "❌ deviates",
+          "paper-inconsistent": "⚖️ paper-inconsistent",
+          "not-testable-here": "🚫 not testable here", "finding": "🔎 finding"}
+SECTIONS = (  # verdict, heading, sentence, columns (header, field)
+    ("deviates", "Deviations",
+     "Claims where lutcore disagrees with the paper beyond the tolerance (details in their "
+     "experiment's section):",
+     (("Paper (value, source)", "paper"), ("lutcore", "ours"), ("Deviation", "deviation"))),
+    ("paper-inconsistent", "What no model can reproduce",
+     "The paper contradicts itself: its own sentences, and the arithmetic of each reading, "
+     "computed by lutcore's models. No model can agree with every reading.",
+     (("The paper's sentences (source)", "paper"), ("Each reading, computed", "ours"),
+      ("Why", "reason"))),
+    ("not-testable-here", "Not testable here",
+     "Statements that need what we cannot have offline (named in each row), with what lutcore "
+     "computes instead where it can:",
+     (("Paper (value, source)", "paper"), ("What it needs", "reason"),
+      ("lutcore", "ours"))),
+    ("finding", "Findings",
+     "Results of our own, not statements of the papers (hypotheses we tested, lutcore's "
+     "extensions, the RTL's departures from IEEE 754):",
+     (("Hypothesis or extension (source)", "paper"), ("lutcore", "ours"),
+      ("Outcome", "outcome"))),
+)
 
 
 def load_claims(files: list[pathlib.Path]) -> list[dict]:
-    """All claims, ordered by experiment id, each experiment's claims in its own order."""
+    """All claims, ordered by experiment id, each experiment's claims in its own order; a claim
+    written before verdicts existed gets the one its ``holds`` implies."""
     claims = []
     for path in files:
         for claim in json.loads(path.read_text(encoding="utf-8")):
             missing = [k for k in REQUIRED if k not in claim]
             if missing:
                 raise ValueError(f"{path}: a claim lacks {', '.join(missing)}: {claim}")
+            claim.setdefault("verdict", default_verdict(claim["holds"]))
+            claim.setdefault("reason", "")
+            if claim["verdict"] not in VERDICTS:
+                raise ValueError(f"{path}: verdict {claim['verdict']!r} unknown: {claim}")
             claims.append(claim)
     return sorted(claims, key=lambda c: c["experiment"])  # stable: keeps the paper's order
 
 
 def cell(text) -> str:
     """One Markdown table cell: no line breaks, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", r"\|")
+    return " ".join(str(text).split()).replace("|", r"\|") or "—"
 
 
-def deviation(claim: dict) -> str:
-    tolerance = claim.get("tolerance", "")
-    text = claim.get("deviation", "") or "—"
-    return f"{text} (tolerance {tolerance})" if tolerance else text
+def field(claim: dict, name: str) -> str:
+    if name == "deviation":
+        tolerance, text = claim.get("tolerance", ""), claim.get("deviation", "") or "—"
+        return f"{text} (tolerance {tolerance})" if tolerance else text
+    if name == "outcome":
+        outcome = "confirmed" if claim["holds"] else "disproved"
+        return f"{outcome}: {claim['deviation']}" if claim.get("deviation") else outcome
+    if name == "verdict":
+        return LABELS[claim["verdict"]]
+    return claim.get(name, "")
 
 
-def holds(claim: dict) -> str:
-    return "✅" if claim["holds"] else "❌"
+def table(claims: list[dict], columns) -> list[str]:
+    return ["| " + " | ".join(h for h, _ in columns) + " |", "|" + "---|" * len(columns),
+            *("| " + " | ".join(cell(field(c, f)) for _, f in columns) + " |" for c in claims)]
 
 
-def paper_title(module) -> str:
-    """The paper an experiment belongs to: the first line of its package's docstring."""
-    package = sys.modules[module.__name__.rpartition(".")[0]]
-    return (package.__doc__ or package.__name__).strip().splitlines()[0].rstrip(".")
+def coverage(papers: list[str], ids: list[str], claims: list[dict]) -> dict[str, list[dict]]:
+    """Per paper, every transcribed statement: source, experiment, and its verdict (or pending,
+    not run, no claim)."""
+    found = {(c["experiment"], c["claim"]): c["verdict"] for c in claims}
+    rows = {}
+    for paper in papers:
+        rows[paper] = []
+        for experiment, key, ref in reference_entries(paper):
+            status = found.get((experiment, key))
+            if status is None:
+                status = (f"pending: {ref.pending}" if ref.pending else
+                          "not run" if experiment not in ids else "no claim")
+            rows[paper].append({"experiment": experiment, "claim": key, "status": status,
+                                "statement": ref.statement, "source": ref.source})
+    return rows
+
+
+def summary(papers: list[str], rows: dict[str, list[dict]]) -> list[str]:
+    """Statements and their claims by verdict, per paper and in all (findings, ours, apart)."""
+    head = ["Paper", "statements", "claimed", *VERDICTS, "pending"]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    counts = {p: collections.Counter("pending" if r["status"].startswith("pending") else
+                                     r["status"] for r in rows[p]) for p in papers}
+    for name, count in [*((paper_title(p), counts[p]) for p in papers),
+                        ("**All**", sum(counts.values(), collections.Counter()))]:
+        statements = sum(count.values()) - count["finding"]
+        claimed = sum(count[v] for v in VERDICTS if v != "finding")
+        lines.append(f"| {name} | {statements} | {claimed} | "
+                     + " | ".join(str(count[k]) for k in (*VERDICTS, "pending")) + " |")
+    return lines
 
 
 def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.Path,
            figures: dict[str, pathlib.Path], tables: dict[str, pathlib.Path]) -> str:
-    failing = [c for c in claims if not c["holds"]]
+    modules = sorted((get(i) for i in ids), key=lambda m: (m.PAPER, m.ID))
+    papers = sorted({m.PAPER for m in modules})
+    rows = coverage(papers, ids, claims)
+    by_verdict = collections.Counter(c["verdict"] for c in claims)
     lines = ["# lutcore reproduction report", "",
              "Generated by `workflow/scripts/build_report.py` from the claims of each "
              "experiment; do not edit by hand. All claims are also in `claims.json`.", "",
-             f"**Preset `{preset}`: {len(ids)} experiments, {len(claims)} claims, "
-             f"{len(claims) - len(failing)} hold, {len(failing)} do not.**", "",
-             "## Deviations", ""]
-    if failing:
-        lines += ["Claims that do not hold (details in their experiment's section):", "",
-                  "| Experiment | Claim | Paper (value, source) | lutcore | Deviation |",
-                  "|---|---|---|---|---|"]
-        lines += [f"| {cell(c['experiment'])} | {cell(c['claim'])} | {cell(c['paper'])} "
-                  f"| {cell(c['ours'])} | {cell(deviation(c))} |" for c in failing]
-    else:
-        lines.append("None: every claim holds.")
-    lines.append("")
+             f"**Preset `{preset}`: {len(ids)} experiments, {len(claims)} claims: "
+             + ", ".join(f"{by_verdict[v]} {v}" for v in VERDICTS) + ".**", "",
+             "Statements are the numbered or checkable statements of each paper transcribed in "
+             "`experiments/reference/` (findings are ours, not the paper's; pending: "
+             "transcribed, its claim comes with the issue named in the coverage table).", "",
+             *summary(papers, rows), ""]
+    for verdict, heading, sentence, columns in SECTIONS:
+        selected = [c for c in claims if c["verdict"] == verdict]
+        lines += [f"## {heading}", ""]
+        lines += ([sentence, "", *table(selected, (("Experiment", "experiment"),
+                                                   ("Claim", "claim"), *columns))]
+                  if selected else ["None."])
+        lines.append("")
 
-    modules = sorted((get(i) for i in ids), key=lambda m: (m.PAPER, m.ID))
     by_id = {i: list(group) for i, group in itertools.groupby(claims, lambda c: c["experiment"])}
-    for _, group in itertools.groupby(modules, lambda m: m.PAPER):
-        group = list(group)
-        lines += [f"## {paper_title(group[0])}", ""]
+    for paper, group in itertools.groupby(modules, lambda m: m.PAPER):
+        lines += [f"## {paper_title(paper)}", ""]
         for module in group:
             own = by_id.get(module.ID, [])
             figure = pathlib.Path(os.path.relpath(figures[module.ID], report_dir)).as_posix()
+            count = collections.Counter(c["verdict"] for c in own)
             lines += [f"### {module.ID}: {module.TITLE}", "",
                       f"![{module.ID}]({figure})", "",
                       tables[module.ID].read_text(encoding="utf-8").rstrip("\n"), "",
-                      f"Claims: {sum(c['holds'] for c in own)} of {len(own)} hold.", ""]
+                      f"Claims: {len(own)}" + "".join(f", {count[v]} {v}" for v in VERDICTS
+                                                      if count[v]) + ".", ""]
             if own:
-                lines += ["| Claim | Paper (value, source) | lutcore | Deviation | Holds |",
-                          "|---|---|---|---|---|"]
-                lines += [f"| {cell(c['claim'])} | {cell(c['paper'])} | {cell(c['ours'])} "
-                          f"| {cell(deviation(c))} | {holds(c)} |" for c in own]
+                lines += table(own, (("Claim", "claim"), ("Paper (value, source)", "paper"),
+                                     ("lutcore", "ours"), ("Deviation", "deviation"),
+                                     ("Verdict", "verdict")))
                 lines.append("")
+    for paper in papers:
+        lines += [f"## Coverage: {paper_title(paper)}", "",
+                  "Every statement transcribed from the paper, where it is checked, and how.", "",
+                  "| Statement | Source | Experiment | Verdict |", "|---|---|---|---|"]
+        lines += [f"| {cell(r['statement'])} | {cell(r['source'])} | "
+                  f"{cell(r['experiment'] + '.' + r['claim'])} | "
+                  f"{cell(LABELS.get(r['status'], r['status']))} |" for r in rows[paper]]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -106,9 +183,10 @@ def build(claim_files: list[pathlib.Path], figure_files: list[pathlib.Path],
         tmp.write_text(json.dumps(claims, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     with atomic(report_out) as tmp:
         tmp.write_text(report, encoding="utf-8")
-    held = sum(c["holds"] for c in claims)
-    print(f"[lutcore] report: {len(ids)} experiments, {held}/{len(claims)} claims hold; "
-          f"wrote {claims_out}, {report_out}", flush=True)
+    count = collections.Counter(c["verdict"] for c in claims)
+    print(f"[lutcore] report: {len(ids)} experiments, {len(claims)} claims ("
+          + ", ".join(f"{count[v]} {v}" for v in VERDICTS) + f"); wrote {claims_out}, "
+          f"{report_out}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,7 +28,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import yaml  # noqa: E402
 
 import lutcore  # noqa: E402
-from experiments import Claim, ConfigError, get, make_config  # noqa: E402
+from experiments import (VERDICTS, ConfigError, collect_claims, get,  # noqa: E402
+                         make_config)
 
 CONFIG_FILE = pathlib.Path(__file__).resolve().parents[1] / "config.yaml"
 OUTPUTS = ("data", "figure", "pdf", "table", "claims")  # the output names of the paper rules
@@ -88,10 +89,7 @@ def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
                     config_sha256=hashlib.sha256(canonical.encode()).hexdigest())
     figure = module.plot(ds)
     table = module.table(ds).rstrip("\n") + "\n"
-    claims = module.claims(ds)
-    bad = [c for c in claims if not isinstance(c, Claim)]
-    if bad:
-        raise TypeError(f"{module.ID}.claims() must return Claim objects, got {bad[0]!r}")
+    claims = collect_claims(module, ds, full=config == module.Config())
 
     with atomic(paths["data"]) as tmp:
         ds.to_netcdf(tmp, engine="h5netcdf")
@@ -107,8 +105,9 @@ def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
     with atomic(paths["claims"]) as tmp:
         tmp.write_text(json.dumps([c.as_dict() for c in claims], indent=2, ensure_ascii=False)
                        + "\n", encoding="utf-8")
-    held = sum(c.holds for c in claims)
-    print(f"[lutcore] {module.ID}: {held}/{len(claims)} claims hold; wrote "
+    verdicts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in VERDICTS
+                         if any(c.verdict == v for c in claims)) or "no claims"
+    print(f"[lutcore] {module.ID}: {verdicts}; wrote "
           f"{', '.join(str(p) for p in paths.values())} "
           f"({time.perf_counter() - start:.1f} s in all)", flush=True)
 

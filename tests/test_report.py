@@ -1,0 +1,128 @@
+"""The report builder on synthetic claims: counts by verdict, one section per verdict, coverage,
+claims.json, and byte-identical output (no experiment runs)."""
+
+import json
+import sys
+
+import pytest
+
+from conftest import ROOT
+from experiments._framework import reference_entries
+
+sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
+import build_report  # noqa: E402
+
+IDS = ("lut-fig3", "mfnn-fig1")
+
+
+def claim(experiment, key, verdict, holds=False, **extra):
+    return {"experiment": experiment, "claim": key, "paper": f"paper says {key}",
+            "ours": f"ours for {key}", "holds": holds, "tolerance": "", "deviation": "",
+            "verdict": verdict, "reason": "", **extra}
+
+
+CLAIMS = {
+    "lut-fig3": [claim("lut-fig3", "table_entries", "holds", holds=True),
+                 claim("lut-fig3", "lookup_replaces_dot_product", "paper-inconsistent",
+                       ours="reading A: 16; reading B: 32", reason="Sec. 2 says 16, Fig. 3 32")],
+    # written before verdicts existed: no verdict, no reason
+    "mfnn-fig1": [{k: v for k, v in claim("mfnn-fig1", "format_widths", "", holds=False,
+                                          deviation="off by one").items()
+                   if k not in ("verdict", "reason")},
+                  claim("mfnn-fig1", "vsum_formats", "not-testable-here",
+                        reason="needs Table I's body"),
+                  claim("mfnn-fig1", "expanding_pairs", "finding", holds=True,
+                        deviation="as hypothesized")],
+}
+
+
+@pytest.fixture
+def results(tmp_path):
+    for experiment_id in IDS:
+        for folder, name, text in (("claims", f"{experiment_id}.json",
+                                    json.dumps(CLAIMS[experiment_id])),
+                                   ("tables", f"{experiment_id}.md", f"table of {experiment_id}"),
+                                   ("figures", f"{experiment_id}.png", "png")):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            (tmp_path / folder / name).write_text(text)
+    build_report.main(["--results", str(tmp_path), "--preset", "quick"])
+    return tmp_path
+
+
+def section(report: str, heading: str) -> str:
+    return report.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("| ")][1:]  # no header
+
+
+def test_claims_json_keeps_holds_and_adds_the_verdict(results):
+    claims = json.loads((results / "claims.json").read_text())
+    assert [c["experiment"] for c in claims] == ["lut-fig3"] * 2 + ["mfnn-fig1"] * 3
+    old = claims[2]
+    assert old["claim"] == "format_widths" and (old["verdict"], old["reason"]) == ("deviates", "")
+    assert all("holds" in c for c in claims)
+
+
+def test_summary_counts_claims_by_verdict_per_paper(results):
+    report = (results / "REPORT.md").read_text()
+    assert ("**Preset `quick`: 2 experiments, 5 claims: 1 holds, 1 deviates, "
+            "1 paper-inconsistent, 1 not-testable-here, 1 finding.**") in report
+    lut = len(reference_entries("lut_tensor_core"))
+    assert f"| LUT Tensor Core (Mo et al., ISCA 2025) | {lut} | 2 | 1 | 0 | 1 | 0 | 0 | " in report
+    mfnn = len(reference_entries("minifloat_nn"))
+    # the finding is ours, not one of the paper's statements nor of their claims
+    assert (f"| MiniFloat-NN and ExSdotp (Bertaccini et al., ARITH 2022) | {mfnn - 1} | 2 | 0 | 1 "
+            "| 0 | 1 | 1 | ") in report
+
+
+def test_each_verdict_has_its_own_section(results):
+    report = (results / "REPORT.md").read_text()
+    deviations = rows(section(report, "Deviations"))
+    assert len(deviations) == 1 and deviations[0].startswith("| mfnn-fig1 | format_widths |")
+    assert "off by one" in deviations[0]
+    (inconsistent,) = rows(section(report, "What no model can reproduce"))
+    assert inconsistent == ("| lut-fig3 | lookup_replaces_dot_product | paper says "
+                            "lookup_replaces_dot_product | reading A: 16; reading B: 32 | "
+                            "Sec. 2 says 16, Fig. 3 32 |")
+    (untestable,) = rows(section(report, "Not testable here"))
+    assert "| mfnn-fig1 | vsum_formats |" in untestable and "needs Table I's body" in untestable
+    (finding,) = rows(section(report, "Findings"))
+    assert finding.endswith("| confirmed: as hypothesized |")
+    experiment = section(report, "MiniFloat-NN and ExSdotp (Bertaccini et al., ARITH 2022)")
+    assert "Claims: 3, 1 deviates, 1 not-testable-here, 1 finding." in experiment
+    assert "| ❌ deviates |" in experiment and "| 🔎 finding |" in experiment
+
+
+def test_coverage_lists_every_transcribed_statement(results):
+    report = (results / "REPORT.md").read_text()
+    for paper, title in (("lut_tensor_core", "LUT Tensor Core (Mo et al., ISCA 2025)"),
+                         ("minifloat_nn", "MiniFloat-NN and ExSdotp (Bertaccini et al., ARITH "
+                                          "2022)")):
+        table = rows(section(report, f"Coverage: {title}"))
+        entries = reference_entries(paper)
+        assert len(table) == len(entries)
+        for row, (experiment, key, ref) in zip(table, entries):
+            assert f"| {experiment}.{key} |" in row
+            if ref.pending:
+                assert f"pending: {ref.pending}" in row
+            elif experiment not in IDS:
+                assert row.endswith("| not run |")
+    table = rows(section(report, "Coverage: LUT Tensor Core (Mo et al., ISCA 2025)"))
+    assert any(r.endswith("| lut-fig3.table_entries | ✅ holds |") for r in table)
+    assert any(r.endswith("| lut-fig3.lookup_replaces_dot_product | ⚖️ paper-inconsistent |")
+               for r in table)
+
+
+def test_output_is_deterministic(results):
+    before = {p: p.read_bytes() for p in (results / "REPORT.md", results / "claims.json")}
+    build_report.main(["--results", str(results), "--preset", "quick"])
+    assert all(p.read_bytes() == data for p, data in before.items())
+
+
+def test_unknown_verdict_is_refused(results):
+    (results / "claims" / "lut-fig3.json").write_text(json.dumps(
+        [claim("lut-fig3", "table_entries", "probably")]))
+    with pytest.raises(ValueError, match="verdict 'probably' unknown"):
+        build_report.main(["--results", str(results), "--preset", "quick"])
