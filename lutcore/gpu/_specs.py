@@ -3,7 +3,8 @@
 Sources (S1-S9), cited per field below:
 S1 NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), Table 1/3, "L2 cache" and
    "NVLink" sections (12 third-generation links, 600 GB/s total bandwidth).
-S2 NVIDIA A100 datasheet (80GB SXM4: 2,039 GB/s HBM2e).
+S2 NVIDIA A100 datasheet (80GB SXM4: 2,039 GB/s HBM2e, max TDP 400 W; 80GB PCIe: 1,935 GB/s,
+   300 W, the same peaks and 1410 MHz boost; PCIe cards pair over an NVLink bridge, 600 GB/s).
 S3 NVIDIA Ampere GA102 GPU Architecture whitepaper (2020), Appendix A Table 9 (RTX 3090;
    NVLink bridge 112.5 GB/s total).
 S4 NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2/3; fourth-generation
@@ -25,8 +26,9 @@ the calibration sets are stored with their source under experiments/reference/me
 C1 S. Bekman, github.com/stas00/ml-engineering@744d01e, compute/accelerator/README.md,
    "Maximum Achievable Matmul FLOPS comparison table" (mamf-finder.py, mean of 100 iterations,
    best shape of a brute-force search): BF16 A100 SXM 271.2 of 312 TFLOPS, H100 SXM 794.5 of 989
-   ("H200 is the same"); FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979 TFLOPS
-   (measured/mamf_stas00.yaml, role calibration; the fractions below are calibrated on it).
+   ("H200 is the same"), A100 PCIe 252.9 of 312; FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979
+   TFLOPS (measured/mamf_stas00.yaml, role calibration; the fractions below and the A100 PCIe's
+   sustained clock are calibrated on it).
 Streaming DRAM fractions (E2-E4, dedicated bandwidth measurements; C2's residual adds agree on
 the A100, 0.892):
 E2 NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100"
@@ -37,8 +39,8 @@ E3 M. Mirai, "GPU Memory Bandwidth: What Your Profiler Isn't Telling You" (mikam
 E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 on a GeForce
    RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
-   device times of LLaMA-family layers on A100 and H100 (measured/vidur_*.yaml, role
-   calibration). ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class
+   device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
+   role calibration; the A100 form factor and its evidence are in vidur_a100.yaml). ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class
    kernels), the fixed device time of a kernel and the DRAM fraction a GEMV-class kernel
    streams at, and on its single-node NCCL all-reduce times the all-reduce latency and the
    fraction of the NVLink bandwidth it reaches.
@@ -62,10 +64,10 @@ LUT_ARRAY_1X = 512
 TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-partition)
 # Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py: 16-bit on
 # the compute-bound projection GEMMs of C2 (the fraction leaving them unbiased; applications'
-# shapes, not a best shape), 8-bit on the FP8 MAMF rows of C1 (their only measurement; the
-# fraction with which the tile model reproduces the row). The model's pipe overlap and fixed
-# costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.7743, 0.7646, 0.7276, 0.7766
+# shapes, not a best shape; the A100's on the PCIe card at its sustained clock), 8-bit on the
+# FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model reproduces
+# the row). The model's pipe overlap and fixed costs are inside the measured times.
+FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.8457, 0.7646, 0.7276, 0.7766
 # An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
 # rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
 # MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
@@ -223,11 +225,21 @@ A100 = GPUSpec(
     tensor_efficiency=FP16_A100,  # C2 (C1's BF16 MAMF row is a calibration row too)
     dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
-    # C2 (tools/calibrate_gpu.py on vidur_a100.yaml): 2.0 us per kernel, 2.2 us more per tiled
-    # GEMM kernel, GEMV-class kernels stream at 78.9 % of the DRAM peak
-    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.789,
+    # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
+    # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak
+    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.8314,
     nvlink_bandwidth=300e9,  # S1: 600 GB/s total = 300 GB/s per direction
     allreduce_latency=1.44e-5, allreduce_efficiency=0.422)  # C2 (vidur_allreduce.yaml)
+
+# A100 80GB PCIe: the SXM4 module's GA100 (same SMs, clocks and peaks) on a 300 W card with
+# 1,935 GB/s (S2). Under a sustained tensor-core load its power limit holds the SM clock below
+# the 1410 MHz boost the 400 W module keeps; the clock is calibrated by tools/calibrate_gpu.py on
+# C1's A100 PCIe and SXM MAMF rows (like for like), assuming the SXM module at its boost clock.
+# Every measured fraction is the A100's (C2's fractions were measured on this card).
+A100_PCIE_CLOCK = 1.311
+A100_PCIE = dataclasses.replace(
+    A100, name="a100-pcie", dram_bandwidth=1935e9, sustained_clock_ghz=A100_PCIE_CLOCK,
+    nvlink_bandwidth=300e9)  # S2: NVLink bridge, 600 GB/s for a pair of cards
 
 RTX3090 = GPUSpec(
     name="rtx3090",
@@ -249,10 +261,10 @@ RTX3090 = GPUSpec(
     # no public measurement of the clock under a sustained tensor-core load was found, so the
     # sustained clock is the listed boost clock.
     tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
-    dram_efficiency=304.1 / 336, gemv_dram_efficiency=0.789, kernel_latency=2.0e-6,
-    gemm_prologue=2.22e-6,
+    dram_efficiency=304.1 / 336, gemv_dram_efficiency=A100.gemv_dram_efficiency,
+    kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
     nvlink_bandwidth=56.25e9,  # S3: NVLink bridge 112.5 GB/s total, two GPUs
-    allreduce_latency=1.44e-5, allreduce_efficiency=0.422)
+    allreduce_latency=A100.allreduce_latency, allreduce_efficiency=A100.allreduce_efficiency)
 
 H100 = GPUSpec(
     name="h100",  # H100 SXM5 80GB
@@ -287,7 +299,7 @@ H200 = dataclasses.replace(
     dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1: H200 FP8 MAMF 1453.4
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
-GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200)}
+GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}
 
 
 def gpu_spec(name: str) -> GPUSpec:
