@@ -182,6 +182,44 @@ def test_a_tiny_gemm_costs_its_fixed_device_time():
         assert seconds == pytest.approx(spec.kernel_latency + spec.gemm_prologue, rel=0.05)
 
 
+def test_every_round_of_single_cta_tiles_waits_for_its_prologue():
+    """Hand counts: 10 tiles on 4 SMs, one CTA per SM: 3 rounds, each exposing the prologue;
+    two co-resident CTAs cover each other's (only the first fill shows); a persistent
+    stream-K kernel fills once."""
+    hw = gpu.hardware(gpu.A100, "cublas", "fp16", 16)
+    tiles_per_sm = np.array([np.ceil(10 / 4)] * 3)
+    c = {"streamk": np.array([0.0, 0.0, 1.0])}
+    occ = _tiles.Occupancy(registers=0, threads=0, stages=0, smem=0,
+                           ctas=np.array([1.0, 2.0, 1.0]), feasible=True)
+    got = np.asarray(_tiles.prologues(hw, c, tiles_per_sm, occ))
+    assert got == pytest.approx(gpu.A100.gemm_prologue * np.array([3.0, 1.0, 1.0]))
+
+
+def test_integer_and_zero_inputs_clock_up_compute_bound_gemms_only():
+    """C3: the power-limited SM clock rises by the measured ratio on integer / zero inputs;
+    a compute-bound GEMM's SM time falls by it, a DRAM-bound GEMV does not move."""
+    random = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 8192)
+    for inputs, rate in (("integer", 288 / 257), ("zeros", 295 / 257)):
+        faster = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 8192, inputs=inputs)
+        assert float(faster.compute) == pytest.approx(float(random.compute) / rate, rel=1e-3)
+        assert float(faster.seconds) < float(random.seconds)
+        gemv = [float(gpu.gemm_latency(gpu.A100, "cublas", 1, 28672, 8192, inputs=i).seconds)
+                for i in ("random", inputs)]
+        assert gemv[1] == pytest.approx(gemv[0], rel=0.01)
+
+
+def test_the_pcie_a100_is_the_sxm_module_at_its_clock_and_bandwidth():
+    """S2, C1: the 300 W card runs the SXM4 module's fractions at its power-limited clock
+    (compute-bound time x boost / sustained clock) and its 1,935 GB/s (GEMV x 2039 / 1935)."""
+    pcie, sxm = gpu.A100_PCIE, gpu.A100
+    big = [gpu.gemm_latency(spec, "cublas", 8192, 8192, 8192) for spec in (sxm, pcie)]
+    assert float(big[1].compute) == pytest.approx(float(big[0].compute) * 1.41
+                                                  / _specs.A100_PCIE_CLOCK, rel=1e-6)
+    gemv = [gpu.gemm_latency(spec, "cublas", 1, 28672, 8192) for spec in (sxm, pcie)]
+    assert float(gemv[1].dram) == pytest.approx(float(gemv[0].dram) * 2039 / 1935, rel=1e-6)
+    assert pcie.tensor_peak("fp16") == sxm.tensor_peak("fp16")
+
+
 def test_compute_bound_lut_gemm_runs_at_its_achievable_peak():
     # 2048 x 27648 x 5120, W_INT1 A_FP16 on 1x LUT arrays: the busiest SM's compute equals
     # tiles x tile MACs / (512 x 4 x fraction) clocks, and the kernel takes at least that
@@ -283,7 +321,21 @@ def test_bank_conflict_expectation_is_exact():
      "cublas needs weights in the activation format"),
     (lambda: gpu.gemm_latency(gpu.A100, "dequant", 1, 8, 8, weight_bits=4,
                               precompute="inline"), "precompute 'inline' unknown"),
+    (lambda: gpu.gemm_latency(gpu.A100, "cublas", 1, 8, 8, inputs="ones"),
+     "inputs 'ones' unknown; allowed values: random, integer, zeros"),
 ])
 def test_bad_names_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_a_grid_of_tiles_pays_a_prologue_per_round_where_stream_k_fills_once():
+    """8192 x 8192 x 256 on H100 (2048 output tiles of 128 x 256 over 132 SMs): without the
+    persistent stream-K candidates each round of single-CTA tiles waits for its own fill and
+    epilogue, so the grid-of-tiles kernel is slower by about the rounds' prologues."""
+    persistent = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 256)
+    grid_only = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 256, persistent=False)
+    assert float(grid_only.seconds) > float(persistent.seconds)
+    rounds = np.ceil(np.ceil(8192 / grid_only.tile_m) * np.ceil(8192 / grid_only.tile_n) / 132)
+    assert float(grid_only.seconds) <= (float(persistent.seconds)
+                                        + float(rounds) * gpu.H100.gemm_prologue * 1.01)

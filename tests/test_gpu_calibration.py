@@ -49,6 +49,10 @@ def test_the_pcie_clock_is_the_fit():
     assert differ == {"dram_bandwidth", "sustained_clock_ghz"}
 
 
+def test_input_rates_are_the_fits():
+    assert calibrate_gpu.input_rates() == pytest.approx(_specs.INPUT_RATE, abs=1e-4)
+
+
 def test_the_tool_reads_calibration_sets_only():
     roles = {name: _measured.load(name)["role"] for name in _measured.files()}
     for name in ("vidur_a100.yaml", "vidur_h100.yaml", "vidur_allreduce.yaml",

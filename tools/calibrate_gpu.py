@@ -12,6 +12,9 @@ Per GPU, by least squares on relative errors (each row weighs the same):
   rows, like for like: best shapes of the same search): the SM clock at which the tile model
   reproduces the PCIe row with the 16-bit fraction that reproduces the SXM row at the SXM's
   boost clock (the 300 W card sustains a lower tensor clock than the 400 W module);
+- ``INPUT_RATE`` (thonking_inputs_a100.yaml): the tensor-core rate with integer and zero inputs
+  relative to random ones, each from one kernel timed with both (a compute-bound 8192^3 GEMM,
+  whose rate follows the power-limited SM clock);
 - ``allreduce_latency`` and ``allreduce_efficiency`` (vidur_allreduce.yaml): single-node
   all-reduces of p GPUs, seconds = t0 + 2 (p - 1) / p x bytes / (eta x NVLink per direction);
 - ``tensor_efficiency`` (vidur_*.yaml): the 16-bit fraction for which the tile model, with
@@ -109,6 +112,16 @@ def allreduce_constants(gpu: str) -> dict:
             "allreduce_efficiency": 1 / (per_byte * _spec(gpu).nvlink_bandwidth)}
 
 
+def input_rates() -> dict:
+    """{inputs: rate relative to random inputs} from the input-data calibration set."""
+    rates = {"random": 1.0}
+    for entry in _load("thonking_inputs_a100.yaml")["sets"]:
+        rows = {row[3]: row[4] for row in entry["points"]}
+        rates.update({kind: tflops / rows["random"] for kind, tflops in rows.items()
+                      if kind != "random"})
+    return rates
+
+
 def _bisect(error_at, low: float = 0.3, high: float = 1.0) -> float:
     """The value in [low, high] at which ``error_at(value)`` (relative error vs the
     measurement, falling as the value rises) crosses 0."""
@@ -202,5 +215,6 @@ if __name__ == "__main__":
     for gpu, values in constants().items():
         print(gpu, ", ".join(f"{k}={v:.4g}" for k, v in values.items()))
     print("a100-pcie", f"sustained_clock_ghz={pcie_sustained_clock():.4f}")
+    print("input rates", ", ".join(f"{k}={v:.4f}" for k, v in input_rates().items()))
     for (gpu, dtype), fraction in tensor_efficiencies().items():
         print(gpu, dtype, f"efficiency={fraction:.4f}")

@@ -29,6 +29,9 @@ C1 S. Bekman, github.com/stas00/ml-engineering@744d01e, compute/accelerator/READ
    ("H200 is the same"), A100 PCIe 252.9 of 312; FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979
    TFLOPS (measured/mamf_stas00.yaml, role calibration; the fractions below and the A100 PCIe's
    sustained clock are calibrated on it).
+C3 H. He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given 'Predictable'
+   Data!" (thonking.ai, 2024): 8192^3 FP16 matmuls on an A100 SXM4 (400 W) with random, integer
+   and zero inputs (measured/thonking_inputs_a100.yaml, role calibration).
 Streaming DRAM fractions (E2-E4, dedicated bandwidth measurements; C2's residual adds agree on
 the A100, 0.892):
 E2 NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100"
@@ -67,13 +70,21 @@ TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-
 # shapes, not a best shape; the A100's on the PCIe card at its sustained clock), 8-bit on the
 # FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model reproduces
 # the row). The model's pipe overlap and fixed costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.8457, 0.7646, 0.7276, 0.7766
+FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.8467, 0.7663, 0.7276, 0.7766
 # An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
 # rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
 # MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
 # A100 INT8 measurement was found; the A100's (and RTX 3090's) INT8 fraction is its 16-bit one
 # times this ratio.
 EIGHT_BIT_RATIO = 0.7276 / 0.9419
+# Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
+# every measurement the fractions above come from: under the power limit the SM clock falls
+# further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
+# kernel each): integer-valued inputs 288 / 257, zeros 295 / 257 on an A100 SXM4. Measured on
+# the A100 only; the other GPUs, which run dense GEMMs at their power limit too, are assumed
+# alike.
+INPUT_DATA = ("random", "integer", "zeros")
+INPUT_RATE = {"random": 1.0, "integer": 1.1206, "zeros": 1.1479}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +98,9 @@ class GPUSpec:
     ((dtype, fraction), ... for the others) of the datasheet tensor peaks; ``dram_efficiency``
     (streaming kernels) and ``gemv_dram_efficiency`` (GEMM/GEMV kernels) of ``dram_bandwidth``.
     ``kernel_latency``: device time every kernel takes on top of its work (launch on the device,
-    first loads, drain); ``gemm_prologue``: what a tiled GEMM kernel adds to it (its pipeline
-    fill before the first MMA and its epilogue after the last). ``launch_overhead``: host time
+    first loads, drain); ``gemm_prologue``: what a CTA tile of a GEMM kernel adds to it (its
+    pipeline fill before the first MMA and its epilogue after the last; exposed once per round
+    of tiles when one CTA fills an SM). ``launch_overhead``: host time
     to issue one launch (it only shows when the host, not the GPU, is the bottleneck).
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
     ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
