@@ -5,6 +5,9 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 
 - ``kernel_latency`` (vidur_*.yaml): the median time of Vidur's residual adds under 1 MB (a
   PyTorch element-wise kernel with next to no work: its time is the fixed cost of a kernel);
+- ``dram_latency`` (vidur_*.yaml): the RMSNorms (sarathi-serve's scalar row kernel: one
+  dependent load per thread iteration, one row per SM at a time), seconds = kernel_latency +
+  rounds x loads per row x latency;
 - ``gemm_prologue`` and ``gemv_dram_efficiency`` (vidur_*.yaml): the M = 1 projection GEMMs
   (cuBLAS GEMV-class kernels, DRAM-bound), seconds = kernel_latency + t1 + bytes / (eta x DRAM),
   bytes = the weights, the input row and the output row;
@@ -83,25 +86,34 @@ def _spec(name: str):
 
 
 def vidur_rows(gpu: str):
-    """(add bytes, add seconds), (GEMV bytes, GEMV seconds) of Vidur's profiles of ``gpu``."""
-    adds, gemvs = [], []
+    """(add bytes, add seconds), (GEMV bytes, GEMV seconds), (norm round trips, norm seconds)
+    of Vidur's profiles of ``gpu``; a norm's round trips are its rounds of one row per SM times
+    the dependent loads of a row (lutcore.gpu._operators, scalar row kernels)."""
+    adds, gemvs, norms = [], [], []
+    sms = _spec(gpu).sms
     for entry in _load(VIDUR[gpu])["sets"]:
         model = entry["model"]
+        trips = np.ceil(model["hidden"] / min(model["hidden"], 1024))
         for point in entry["points"]:
             row = dict(zip(entry["columns"], point))
             adds.append((3 * 2.0 * row["tokens"] * model["hidden"], row["ffn_residual"]))
+            norms += [(np.ceil(row["tokens"] / sms) * trips, row[name])
+                      for name in ("attention_norm", "ffn_norm")]
             if row["tokens"] == 1:
                 gemvs += [(2.0 * (n * k + n + k), row[name])
                           for name, (n, k) in _projections(model).items()]
-    return np.array(adds).T, np.array(gemvs).T
+    return np.array(adds).T, np.array(gemvs).T, np.array(norms).T
 
 
 def memory_constants(gpu: str) -> dict:
-    (add_bytes, add_s), (gemv_bytes, gemv_s) = vidur_rows(gpu)
+    (add_bytes, add_s), (gemv_bytes, gemv_s), (trips, norm_s) = vidur_rows(gpu)
     t0 = float(np.median(add_s[add_bytes < 2 ** 20]))
     t1, gemv_per_byte = relative_line(gemv_bytes, gemv_s)
+    # norm seconds = t0 + trips x latency, relative least squares with the intercept t0 fixed
+    latency = float(np.sum(trips * (norm_s - t0) / norm_s ** 2) / np.sum((trips / norm_s) ** 2))
     return {"kernel_latency": t0, "gemm_prologue": t1 - t0,
-            "gemv_dram_efficiency": 1 / (gemv_per_byte * _spec(gpu).dram_bandwidth)}
+            "gemv_dram_efficiency": 1 / (gemv_per_byte * _spec(gpu).dram_bandwidth),
+            "dram_latency": latency}
 
 
 def allreduce_constants(gpu: str) -> dict:

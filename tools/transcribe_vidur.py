@@ -41,7 +41,8 @@ PROTOCOL = {
               "common/cuda_timer.py); launch gaps and host time excluded",
     "dtype": "fp16",
     "library": "sarathi-serve kernels on PyTorch (cuBLAS GEMMs via ColumnParallelLinear / "
-               "RowParallelLinear, fused RMSNorm, rotary, SiLU-and-mul kernels)",
+               "RowParallelLinear; RMSNorm, rotary and SiLU-and-mul as sarathi-serve's scalar "
+               "row kernels, csrc/*.cu: deployment row_kernels scalar; residual add: PyTorch)",
     "clocks": "default application clocks (not locked; not stated)",
 }
 # The GPU each profile folder was measured on. Vidur's docs/profiling.md: "For compute profiling,
@@ -90,6 +91,7 @@ def transcribe(gitdir: str, commit: str, gpu: str) -> dict:
             points.sort()
             sets.append({"name": f"{model.split('/')[1]} tp{tp}", "kind": "layer_operators",
                          "file": path, "model": dict(shape, tensor_parallel=tp),
+                         "deployment": {"row_kernels": "scalar"},
                          "columns": ["tokens"] + list(OPERATORS.values()),
                          "units": "seconds", "points": points})
     return {"source": f"microsoft/vidur@{commit}",

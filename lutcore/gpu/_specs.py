@@ -102,6 +102,8 @@ class GPUSpec:
     pipeline fill before the first MMA and its epilogue after the last; exposed once per round
     of tiles when one CTA fills an SM). ``launch_overhead``: host time
     to issue one launch (it only shows when the host, not the GPU, is the bottleneck).
+    ``dram_latency``: seconds a thread waits for one DRAM load (a scalar row kernel issues its
+    next load only after it).
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
     ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
     operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
@@ -133,6 +135,7 @@ class GPUSpec:
     gemv_dram_efficiency: float = 0.0  # fraction of dram_bandwidth GEMM kernels stream at
     kernel_latency: float = 0.0  # device seconds per kernel
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
+    dram_latency: float = 0.0  # seconds per dependent DRAM round trip of a scalar row kernel
     sustained_clock_ghz: float = 0.0  # 0: clock_ghz
     mma_warps: int = 1
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
@@ -238,8 +241,10 @@ A100 = GPUSpec(
     dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
     # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
-    # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak
+    # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak, a
+    # dependent DRAM round trip of a row kernel takes 536 ns
     kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.8314,
+    dram_latency=5.36e-7,
     nvlink_bandwidth=300e9,  # S1: 600 GB/s total = 300 GB/s per direction
     allreduce_latency=1.44e-5, allreduce_efficiency=0.422)  # C2 (vidur_allreduce.yaml)
 
@@ -275,6 +280,7 @@ RTX3090 = GPUSpec(
     tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
     dram_efficiency=304.1 / 336, gemv_dram_efficiency=A100.gemv_dram_efficiency,
     kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
+    dram_latency=A100.dram_latency,  # no GDDR6X latency measurement found: the A100's
     nvlink_bandwidth=56.25e9,  # S3: NVLink bridge 112.5 GB/s total, two GPUs
     allreduce_latency=A100.allreduce_latency, allreduce_efficiency=A100.allreduce_efficiency)
 
@@ -300,6 +306,7 @@ H100 = GPUSpec(
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
+    dram_latency=4.20e-7,
     mma_warps=4,  # S4, S9: wgmma warpgroups
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=1.05e-5, allreduce_efficiency=0.578)  # C2 (vidur_allreduce.yaml)
