@@ -43,10 +43,11 @@ E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4
    RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
    device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
-   role calibration; the A100 form factor and its evidence are in vidur_a100.yaml). ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class
-   kernels), the fixed device time of a kernel and the DRAM fraction a GEMV-class kernel
-   streams at, and on its single-node NCCL all-reduce times the all-reduce latency and the
-   fraction of the NVLink bandwidth it reaches.
+   role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
+   ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class kernels), the fixed
+   device time of a kernel and the DRAM fraction a GEMV-class kernel streams at, on its
+   RMSNorms (scalar row kernels) the DRAM round trip, and on its single-node NCCL all-reduce
+   times the all-reduce latency and the fraction of the NVLink bandwidth it reaches.
 
 All values are dense (no 2:4 sparsity). Throughputs are stored per SM per clock so that the
 LUT-array and frequency variants follow from first principles. The peaks (``tensor_peak``,
