@@ -2,13 +2,15 @@
 Fig. 16), with the calibration/validation protocol of experiments/reference/measured/.
 
 Every measured file is one public source with its protocol and a role (``_measured``): the
-calibration sets (Vidur's A100/H100 operator profiles and all-reduces, the MAMF table) set the
-constants of ``lutcore.gpu`` that name them (``tools/calibrate_gpu.py``); the validation sets
+calibration sets (Vidur's A100 PCIe / H100 operator profiles and all-reduces, the MAMF table,
+one A100 matmul with random, integer and zero inputs) set the constants of ``lutcore.gpu``
+that name them (``tools/calibrate_gpu.py``); the validation sets
 (LLMCompass, TensorRT-LLM, gpt-fast / torchao, TileLang) never set anything. Each point is
 modeled by ``lutcore.gpu`` (the tile model for kernels, the simulator for layers and forward
-passes) under the measurement's own setup (kernel, formats, fusion, tensor parallelism, KV
-cache, host timing). The MAPE is reported per GPU, category and role, over the rows of the
-sources behind each; the paper's metric (single-layer latency) is the ``layer`` category.
+passes) under the measurement's own setup (GPU and form factor, kernel, formats, input data,
+fusion, tensor parallelism, KV cache, host timing). The MAPE is reported per GPU, category and
+role, over the rows of the sources behind each; the paper's metric (single-layer latency) is
+the ``layer`` category.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from ._kernels import (ACT_BYTES, BANK_CONFLICT, KERNELS, PRECOMPUTE, WORK, cand
                        default_lut_bits, expected_bank_conflict, gemm_latency, hardware,
                        is_lut_kernel, lut_precompute_adds, lut_table_bytes, peak_ops)
 from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
-from ._specs import (A100, GPUS, H100, H200, LUT_ARRAY_1X, LUT_SCALES, RTX3090,
-                     TENSOR_CORES_PER_SM, GPUSpec, gpu_spec, with_double_registers,
-                     with_lut_tensor_core)
+from ._specs import (A100, A100_PCIE, GPUS, H100, H200, INPUT_DATA, INPUT_RATE, LUT_ARRAY_1X,
+                     LUT_SCALES, RTX3090, TENSOR_CORES_PER_SM, GPUSpec, gpu_spec,
+                     with_double_registers, with_lut_tensor_core)
 from ._tiles import GemmLatency, Hardware, Work, tile_model
 
 __all__ = [
@@ -20,8 +20,8 @@ __all__ = [
     "default_lut_bits", "expected_bank_conflict", "gemm_latency", "hardware", "is_lut_kernel",
     "lut_precompute_adds", "lut_table_bytes", "peak_ops",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
-    "A100", "GPUS", "H100", "H200", "LUT_ARRAY_1X", "LUT_SCALES", "RTX3090",
-    "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
+    "A100", "A100_PCIE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE", "LUT_ARRAY_1X",
+    "LUT_SCALES", "RTX3090", "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
     "with_lut_tensor_core",
     "GemmLatency", "Hardware", "Work", "tile_model",
 ]
