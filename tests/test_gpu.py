@@ -189,7 +189,7 @@ def test_every_round_of_single_cta_tiles_waits_for_its_prologue():
     hw = gpu.hardware(gpu.A100, "cublas", "fp16", 16)
     tiles_per_sm = np.array([np.ceil(10 / 4)] * 3)
     c = {"streamk": np.array([0.0, 0.0, 1.0])}
-    occ = _tiles.Occupancy(registers=0, threads=0, stages=0, smem=0,
+    occ = _tiles.Occupancy(registers=0, accumulators=0, threads=0, stages=0, smem=0,
                            ctas=np.array([1.0, 2.0, 1.0]), feasible=True)
     got = np.asarray(_tiles.prologues(hw, c, tiles_per_sm, occ))
     assert got == pytest.approx(gpu.A100.gemm_prologue * np.array([3.0, 1.0, 1.0]))
@@ -339,3 +339,36 @@ def test_a_grid_of_tiles_pays_a_prologue_per_round_where_stream_k_fills_once():
     rounds = np.ceil(np.ceil(8192 / grid_only.tile_m) * np.ceil(8192 / grid_only.tile_n) / 132)
     assert float(grid_only.seconds) <= (float(persistent.seconds)
                                         + float(rounds) * gpu.H100.gemm_prologue * 1.01)
+
+
+def test_tile_occupancy_counts_a_hand_worked_tile():
+    """W_INT1 A_INT8 on LUT arrays: tables of 2 bytes per activation (8 INT8 entries per 4),
+    weights of 1/8 byte. A 128 x 512 x 32 CTA tile of 64 x 256 warp tiles: 64 x 256 x 4 B of
+    accumulators over 32 threads = 512 registers, double-buffered k16 fragments
+    2 x 16 x (64 x 2 + 256 / 8) B / 4 B / 32 = 40, plus 32 base = 584 per thread, 4 warps,
+    above 255 (and DRM's 510): it does not fit."""
+    spec = gpu.with_lut_tensor_core(gpu.A100, 1, "int8")
+    for variant in (spec, gpu.with_double_registers(spec)):
+        occ = gpu.tile_occupancy(variant, "lut_tensor_core", (128, 512, 32), (64, 256),
+                                 act="int8", weight_bits=1)
+        assert (float(occ.accumulators), float(occ.registers), float(occ.threads)) == \
+            (512, 584, 128)
+        assert not occ.feasible
+    small = gpu.tile_occupancy(spec, "lut_tensor_core", (32, 512, 32), (8, 256), act="int8",
+                               weight_bits=1)
+    assert float(small.registers) == 64 + 2 * 16 * (8 * 2 + 256 / 8) / 4 / 32 + 32
+    assert small.feasible and float(small.smem) == 3 * 32 * (32 * 2 + 512 / 8)  # 3 stages
+    with pytest.raises(ValueError, match="whole warp tiles"):
+        gpu.tile_occupancy(spec, "lut_tensor_core", (96, 512, 32), (64, 256), act="int8",
+                           weight_bits=1)
+
+
+@pytest.mark.parametrize("spec,kernel,act,bits", CASES[:2] + CASES[-3:])
+def test_the_chosen_tile_is_what_tile_occupancy_counts(spec, kernel, act, bits):
+    result = gpu.gemm_latency(spec, kernel, 2048, 8192, 4096, act=act, weight_bits=bits)
+    tile = tuple(int(x) for x in (result.tile_m, result.tile_n, result.tile_k))
+    warp = (int(result.warp_m), int(result.warp_n))
+    assert tile[0] % warp[0] == 0 and tile[1] % warp[1] == 0
+    if kernel == "lut_tensor_core":  # its own tiles: the stages tile_occupancy assumes
+        occ = gpu.tile_occupancy(spec, kernel, tile, warp, act=act, weight_bits=bits)
+        assert occ.feasible and float(occ.registers) == float(result.registers)

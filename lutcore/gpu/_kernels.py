@@ -31,7 +31,8 @@ import numpy as np
 from lutcore.lut import make_scheme, op_counts
 
 from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec
-from ._tiles import SMEM_BANKS, GemmLatency, Hardware, Work, candidate_table, tile_model
+from ._tiles import (SMEM_BANKS, STAGES, GemmLatency, Hardware, Occupancy, Work, candidate_table,
+                     occupancy, tile_model)
 
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core")
 PRECOMPUTE = ("fused", "separate")
@@ -216,6 +217,25 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
         return result
     pre = precompute_seconds(gpu, np.broadcast_to(m, np.shape(result.seconds)), k, lut_bits)
     return result._replace(seconds=result.seconds + pre, precompute=pre + 0 * result.seconds)
+
+
+def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: str = "fp16",
+                   weight_bits: int = 16, stages: int = STAGES,
+                   lut_bits: int | None = None) -> Occupancy:
+    """Registers per thread (and of them accumulators), threads, shared memory per CTA, resident
+    CTAs per SM and feasibility of one CTA tile ``tile`` = (tm, tn, tk) of ``kernel`` on ``gpu``,
+    cut into MMA group tiles ``warp`` = (wm, wn) of one warp each, ``stages`` k-slabs deep: the
+    tile model's ``occupancy`` of a tile it may not offer itself (e.g. a paper's). Scalars."""
+    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0])
+    (tm, tn, tk), (wm, wn) = tile, warp
+    if min(tm, tn, tk, wm, wn, stages) < 1 or tm % wm or tn % wn:
+        raise ValueError(f"tile {tile} must be positive and cut into whole warp tiles {warp}")
+    candidate = {"tm": tm, "tn": tn, "tk": tk, "stages": stages, "wm": wm, "wn": wn,
+                 "warps": (tm // wm) * (tn // wn), "group": 0}  # group 0: any architecture
+    hw = hardware(gpu, kernel, act, weight_bits, lut_bits or default_lut_bits(act))
+    occ = occupancy(hw, {name: np.array([value], float) for name, value in candidate.items()},
+                    WORK[kernel])
+    return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})
 
 
 def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int = 16) -> float:

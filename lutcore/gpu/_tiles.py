@@ -117,6 +117,7 @@ class Work(NamedTuple):
 
 class Occupancy(NamedTuple):
     registers: jnp.ndarray  # per thread
+    accumulators: jnp.ndarray  # of them, registers per thread holding the MMA group's outputs
     threads: jnp.ndarray  # per CTA
     stages: jnp.ndarray
     smem: jnp.ndarray  # bytes per CTA
@@ -140,9 +141,9 @@ class Traffic(NamedTuple):
 
 
 class GemmLatency(NamedTuple):
-    """Latency (s) and its components (s) of one kernel; ``tile_*``/``split_k`` the chosen tile,
-    ``waves`` over the SMs, ``registers`` per thread of the chosen tile. All arrays broadcast
-    like m, n, k."""
+    """Latency (s) and its components (s) of one kernel; ``tile_*``/``split_k`` the chosen CTA
+    tile, ``warp_*`` its MMA group tile, ``waves`` over the SMs, ``registers`` per thread of the
+    chosen tile. All arrays broadcast like m, n, k."""
 
     seconds: jnp.ndarray
     compute: jnp.ndarray
@@ -155,6 +156,8 @@ class GemmLatency(NamedTuple):
     tile_m: jnp.ndarray
     tile_n: jnp.ndarray
     tile_k: jnp.ndarray
+    warp_m: jnp.ndarray
+    warp_n: jnp.ndarray
     split_k: jnp.ndarray
     registers: jnp.ndarray
 
@@ -199,8 +202,8 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
     # fragments in registers, wgmma reads them from shared memory (S9).
     fragments = jnp.where(group > 1, 0.0,
                           2 * frag_k * (c["wm"] * hw.a_bytes + c["wn"] * hw.w_bytes))
-    registers = ((c["wm"] * c["wn"] * ACCUMULATOR_BYTES + fragments) / 4 / (32 * group)
-                 + BASE_REGISTERS)
+    accumulators = c["wm"] * c["wn"] * ACCUMULATOR_BYTES / 4 / (32 * group)
+    registers = accumulators + fragments / 4 / (32 * group) + BASE_REGISTERS
     threads = 32 * c["warps"]
     if work.lookup_mu:  # tables of the tile's rows for one k-slab, 2^mu FP16 entries per mu
         slab = c["tm"] * c["tk"] / work.lookup_mu * 2 ** work.lookup_mu * 2
@@ -217,7 +220,8 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
         jnp.minimum(jnp.floor(MAX_THREADS_PER_SM / threads), MAX_CTAS_PER_SM))
     arch = (c["group"] == 0) | (c["group"] == hw.mma_warps)
     feasible = arch & (registers <= hw.max_registers_per_thread) & (ctas >= 1)
-    return Occupancy(registers, threads, stages, smem, jnp.maximum(ctas, 1.0), feasible)
+    return Occupancy(registers=registers, accumulators=accumulators, threads=threads,
+                     stages=stages, smem=smem, ctas=jnp.maximum(ctas, 1.0), feasible=feasible)
 
 
 def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipes:
@@ -347,6 +351,7 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     picked = select(total, {
         "seconds": total, "compute": pipes.compute * scale, "cuda_core": pipes.cuda_core * scale,
         "smem": pipes.smem * scale, "l2": l2_time, "dram": dram_time, "waves": moved.waves,
-        "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "split_k": c["split"],
+        "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "warp_m": c["wm"],
+        "warp_n": c["wn"], "split_k": c["split"],
         "registers": occ.registers})
     return GemmLatency(precompute=jnp.zeros(shape), **picked)
