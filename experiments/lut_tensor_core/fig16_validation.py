@@ -22,7 +22,7 @@ import xarray as xr
 import yaml
 
 import lutcore.gpu as gpu
-from experiments._framework import (REFERENCE_DIR, ConfigError, markdown_table, paper_claim,
+from experiments import (REFERENCE_DIR, ConfigError, markdown_table, paper_claim,
                                     reference)
 
 ID = "lut-fig16"

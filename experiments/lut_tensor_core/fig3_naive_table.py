@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-fig3"
 TITLE = "Naive LUT-based mpGEMM tile: FP16 activations, INT1 weights (LUT Tensor Core Fig. 3)"

@@ -22,7 +22,7 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from lutcore.ppa import _cells, synth
-from experiments._framework import Claim, ConfigError, markdown_table
+from experiments import Claim, ConfigError, markdown_table
 
 ID = "lut-synth"
 TITLE = ("Structural cost model vs Yosys synthesis of the same units "

@@ -17,8 +17,8 @@ The claim under test is the *difference* INT8 tables make against the FP16 dequa
 Evaluation split (fixed): the verses of ``book`` in canonical order, chapter:verse references
 removed, one verse per line, tokenized without BOS; the first ``windows`` consecutive
 non-overlapping windows of ``window`` tokens, each scored on its own from position 0 (its
-window - 1 next-token predictions). The model and tokenizer are cached in ``cache_dir`` as an
-.npz named by the GGUF file's SHA-256 (bit-identical to reading the GGUF).
+window - 1 next-token predictions). The model and tokenizer are cached in the run's
+``results/.cache`` as an .npz named by the GGUF file's SHA-256 (bit-identical to reading the GGUF).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.llm as llm
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, cache_dir, markdown_table, paper_claim, reference
 
 ID = "lut-table5"
 TITLE = ("INT8 table quantization on a real LLM: SmolLM2-135M perplexity (LUT Tensor Core "
@@ -51,7 +51,7 @@ class Config:
     """weights: settings (q4_1 shipped, int4/int2 re-quantized); paths: GEMM paths of
     lutcore.llm.GEMM_PATHS; group_size: weights per scale of the re-quantized settings; book:
     the KJV book of the evaluation split; window: tokens per window; windows: how many;
-    cache_dir: where the model cache goes ("" = none)."""
+    cache: keep the model read from the GGUF in the run's results/.cache."""
 
     weights: tuple[str, ...] = WEIGHTS
     paths: tuple[str, ...] = tuple(llm.GEMM_PATHS)
@@ -59,7 +59,7 @@ class Config:
     book: str = "John"
     window: int = 512
     windows: int = 4
-    cache_dir: str = "results/.cache"
+    cache: bool = True
 
     def __post_init__(self):
         bad = [w for w in self.weights if w not in WEIGHTS]
@@ -106,7 +106,7 @@ def _log(message: str) -> None:
 
 def run(config: Config) -> xr.Dataset:
     path = llm.smollm2_gguf()
-    checkpoint = llm.load_checkpoint(path, config.cache_dir or None)
+    checkpoint = llm.load_checkpoint(path, cache_dir() if config.cache else None)
     ids = checkpoint.tokenizer().encode(llm.kjv_text((config.book,))).ids
     try:
         windows = llm.token_windows(ids, config.window, config.windows)

@@ -22,7 +22,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments._framework import ConfigError, markdown_table, paper_claim
+from experiments import ConfigError, markdown_table, paper_claim
 
 ID = "lut-tablequant"
 TITLE = "INT8 table quantization error vs activation quantization (LUT Tensor Core Sec. 3.1.3)"

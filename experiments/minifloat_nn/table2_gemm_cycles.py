@@ -19,7 +19,7 @@ import xarray as xr
 
 import lutcore.numerics as nm
 import lutcore.snitch as snitch
-from experiments._framework import markdown_table, paper_claim, reference
+from experiments import markdown_table, paper_claim, reference
 from experiments.minifloat_nn._snitch_sizes import check_sizes, parse_size
 
 ID = "mfnn-table2"

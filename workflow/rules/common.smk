@@ -1,5 +1,9 @@
 # Config validation and the helpers rules use for wildcards and params; nothing is computed here.
 
+import hashlib
+import importlib.util
+import json
+import os
 import pathlib
 import re
 import sys
@@ -15,11 +19,18 @@ def config_error(message):
     sys.exit(1)
 
 
-try:
-    import lutcore
-    from experiments import ConfigError, _framework, get, make_config
-except ImportError as err:
-    config_error(f"cannot import lutcore's experiments ({err}); run: python3 -m pip install -e .")
+def package_dir(name):
+    """Where a package's sources are, without importing it (its import costs seconds)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        config_error(f"cannot find the package {name}; run: python3 -m pip install -e '.[all]'")
+    return pathlib.Path(spec.origin).parent
+
+
+LUTCORE_DIR, EXPERIMENTS_DIR = package_dir("lutcore"), package_dir("experiments")
+LUTCORE_SOURCES = sorted(str(p) for p in LUTCORE_DIR.rglob("*.py"))
+FRAMEWORK = str(EXPERIMENTS_DIR / "_framework.py")
+REFERENCE_DIR = EXPERIMENTS_DIR / "reference"
 
 try:
     validate(config, "../schemas/config.schema.yaml")
@@ -38,26 +49,57 @@ outside = [i for i in SELECTED if i not in PARAMS]
 if outside:
     config_error(f"experiments: {', '.join(outside)} not in preset {PRESET}; "
                  f"it has: {', '.join(PARAMS)}")
-try:
-    for experiment_id, params in PARAMS.items():
-        make_config(get(experiment_id), params)
-except ConfigError as err:
-    config_error(f"presets.{PRESET}: {err}")
+
+
+def check_experiments():
+    """Check each experiment's parameters against its Config; the facts the rules need.
+
+    This imports every experiment (JAX, xarray, matplotlib, ...: seconds), so the answer is kept
+    in results/.cache, keyed by the parameters and every source file they are checked by; a rerun
+    with the same config and code (a no-op run, above all) reads it instead.
+    """
+    digest = hashlib.sha256(json.dumps([sys.version, PARAMS], sort_keys=True).encode())
+    for path in sorted([*LUTCORE_DIR.rglob("*.py"), *EXPERIMENTS_DIR.rglob("*.py"),
+                        *REFERENCE_DIR.glob("*.yaml")]):
+        digest.update(f"{path}\0".encode() + path.read_bytes())
+    cached = pathlib.Path("results", ".cache", f"config-{PRESET}.json")
+    if cached.exists():
+        record = json.loads(cached.read_text())
+        if record["sha256"] == digest.hexdigest():
+            return record["experiments"]
+    try:
+        from experiments import ConfigError, get, make_config
+    except ImportError as err:
+        config_error(f"cannot import lutcore's experiments ({err}); "
+                     "run: python3 -m pip install -e '.[all]'")
+    try:
+        for experiment_id, params in PARAMS.items():
+            make_config(get(experiment_id), params)
+    except ConfigError as err:
+        config_error(f"presets.{PRESET}: {err}")
+    facts = {i: {"paper": get(i).PAPER, "title": get(i).TITLE, "file": get(i).__file__}
+             for i in PARAMS}
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps({"sha256": digest.hexdigest(), "experiments": facts},
+                                  indent=1, sort_keys=True))
+    partial.replace(cached)
+    return facts
+
+
+EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file
 
 
 def paper_ids(paper):
     """Wildcard regex matching the preset's experiment ids of one paper (a rule file each)."""
-    return "|".join(re.escape(i) for i in PARAMS if get(i).PAPER == paper)
-
-
-LUTCORE_SOURCES = sorted(str(p) for p in pathlib.Path(lutcore.__file__).parent.rglob("*.py"))
+    return "|".join(re.escape(i) for i in PARAMS if EXPERIMENTS[i]["paper"] == paper)
 
 
 def experiment_sources(wildcards):
     """What an experiment's results depend on besides its params: editing any of it reruns it."""
-    experiment = get(wildcards.id)
-    return [experiment.__file__, _framework.__file__,
-            str(_framework.REFERENCE_DIR / f"{experiment.PAPER}.yaml"), *LUTCORE_SOURCES]
+    experiment = EXPERIMENTS[wildcards.id]
+    return [experiment["file"], FRAMEWORK, str(REFERENCE_DIR / f"{experiment['paper']}.yaml"),
+            *LUTCORE_SOURCES]
 
 
 def experiment_params(wildcards):
@@ -65,7 +107,7 @@ def experiment_params(wildcards):
 
 
 def experiment_title(wildcards):
-    return get(wildcards.id).TITLE
+    return EXPERIMENTS[wildcards.id]["title"]
 
 
 def experiment_outputs(category):
