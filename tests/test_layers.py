@@ -9,6 +9,7 @@ import ast
 import pathlib
 
 import pytest
+
 from conftest import ROOT
 
 MAX_LINES = 600

@@ -7,18 +7,19 @@ import pytest
 import xarray as xr
 import yaml
 
-from conftest import ROOT, snakemake
 from experiments import get, registry
+
+from conftest import ROOT, snakemake
 
 OUTPUTS = ("data/{}.nc", "figures/{}.png", "figures/{}.pdf", "tables/{}.md", "claims/{}.json")
 CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "deviation"}
 
 
 def digests(results):
-    """SHA-256 of every result file (results/.cache aside: compiled programs, the model cache)."""
+    """SHA-256 of every result file (not results/.cache, the reusable, nor job benchmarks)."""
     return {p.relative_to(results): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(results.rglob("*"))
-            if p.is_file() and p.relative_to(results).parts[0] != ".cache"}
+            if p.is_file() and p.relative_to(results).parts[0] not in (".cache", "benchmarks")}
 
 
 def test_presets_cover_every_registered_experiment():
@@ -110,6 +111,7 @@ def test_rerun_gives_identical_files(quick_run):
 def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     results = quick_run / "results"
     declared = {results / pattern.format(i) for i in registry() for pattern in OUTPUTS}
+    declared |= {results / "benchmarks" / f"{i}.tsv" for i in registry()}
     declared |= {results / "claims.json", results / "REPORT.md"}
     written = {p for p in results.rglob("*") if p.is_file()
                and not p.relative_to(results).parts[0] == ".cache"}
@@ -121,7 +123,8 @@ def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     ("presets: {quick: {mfnn-fig9: {trails: 3}}}", "preset=quick",
      "lutcore config error: presets.quick: mfnn-fig9: unknown key(s) trails; allowed keys: "),
     (None, "preset=fast", "lutcore config error: preset: 'fast' is not one of ['quick', 'full']"),
-    (None, "experiments=[mfnn-fig99]", "lutcore config error: experiments: mfnn-fig99 not in preset"),
+    (None, "experiments=[mfnn-fig99]",
+     "lutcore config error: experiments: mfnn-fig99 not in preset"),
 ], ids=["experiment-key", "preset", "experiment-id"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]

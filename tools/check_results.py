@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 
+import profile_run
 import results_diff
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -84,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_run:
             before = checkout_changes()
             seconds = regenerate(workdir, args.cores)
-            print(f"main job regenerated in {workdir} in {seconds:.0f} s")
+            print(f"main job regenerated in {workdir} in {seconds:.0f} s; per experiment:")
+            print(profile_run.table(profile_run.read(workdir / "results")))
             touched = checkout_changes() - before
             problems.update({name: "changed in the checkout by the run" for name in touched})
             problems.update({name: "written outside results/" for name in stray_files(workdir)})

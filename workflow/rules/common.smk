@@ -110,6 +110,10 @@ def experiment_title(wildcards):
     return EXPERIMENTS[wildcards.id]["title"]
 
 
+# Seconds, CPU seconds and peak memory of each experiment job (tools/profile_run.py sums them up)
+BENCHMARK = "results/benchmarks/{id}.tsv"
+
+
 def experiment_outputs(category):
     """The files one experiment job writes; every paper's rule uses them under its category."""
     return dict(

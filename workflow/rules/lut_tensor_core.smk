@@ -6,6 +6,8 @@ rule lut_tensor_core:
         experiment_sources,
     output:
         **experiment_outputs("LUT Tensor Core (ISCA'25)"),
+    benchmark:
+        BENCHMARK
     wildcard_constraints:
         id=paper_ids("lut_tensor_core"),
     params:

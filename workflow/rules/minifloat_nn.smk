@@ -6,6 +6,8 @@ rule minifloat_nn:
         experiment_sources,
     output:
         **experiment_outputs("MiniFloat-NN (ARITH'22)"),
+    benchmark:
+        BENCHMARK
     wildcard_constraints:
         id=paper_ids("minifloat_nn"),
     params:
