@@ -61,7 +61,7 @@ class Config:
     group_size: int = 64
     book: str = "John"
     window: int = 512
-    windows: int = 4
+    windows: int = 2
     cache: bool = True
 
     def __post_init__(self):
