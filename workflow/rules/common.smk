@@ -45,10 +45,11 @@ PRESET = config["preset"]
 PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
 SELECTED = config.get("experiments", list(PARAMS))
 
-outside = [i for i in SELECTED if i not in PARAMS]
-if outside:
-    config_error(f"experiments: {', '.join(outside)} not in preset {PRESET}; "
-                 f"it has: {', '.join(PARAMS)}")
+for key in ("experiments", "start_first"):
+    outside = [i for i in config.get(key, []) if i not in PARAMS]
+    if outside:
+        config_error(f"{key}: {', '.join(outside)} not in preset {PRESET}; "
+                     f"it has: {', '.join(PARAMS)}")
 
 
 def check_experiments():
@@ -100,6 +101,12 @@ def experiment_sources(wildcards):
     experiment = EXPERIMENTS[wildcards.id]
     return [experiment["file"], FRAMEWORK, str(REFERENCE_DIR / f"{experiment['paper']}.yaml"),
             *LUTCORE_SOURCES]
+
+
+def experiment_priority(wildcards):
+    """Long jobs first (config start_first): a run ends when its last job does."""
+    first = config.get("start_first", [])
+    return len(first) - first.index(wildcards.id) if wildcards.id in first else 0
 
 
 def experiment_params(wildcards):

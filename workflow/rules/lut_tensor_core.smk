@@ -8,6 +8,7 @@ rule lut_tensor_core:
         **experiment_outputs("LUT Tensor Core (ISCA'25)"),
     benchmark:
         BENCHMARK
+    priority: experiment_priority
     wildcard_constraints:
         id=paper_ids("lut_tensor_core"),
     params:
