@@ -118,18 +118,20 @@ def run(config: Config) -> xr.Dataset:
                 zero = ((1 << w_bits) - 1) / 2  # symmetric codes, as Eq. 2 makes them
                 for ki, k in enumerate(config.k_values):
                     scheme = lut.make_scheme("symmetric", k, w_bits)
-                    exact = np.asarray(lut.lut_gemm(a, w, scheme, zero=zero))
+                    # the weights' lookups, prepared once for the five products below
+                    prepared = lut.prepare_weights(w, scheme, zero=zero)
+                    exact = np.asarray(lut.apply_weights(a, prepared))
                     norm = _norm(exact)
                     outputs = []
                     for bi, bits in enumerate(config.table_bits):
-                        out = np.asarray(lut.lut_gemm(a, w, scheme, zero=zero, table_bits=bits))
+                        out = np.asarray(lut.apply_weights(a, prepared, table_bits=bits))
                         _, _, table_scale = lut.quantize_tables(lut.precompute_tables(a, scheme),
                                                                 bits)
                         bound = np.asarray(lut.table_quantization_bound(table_scale, scheme,
                                                                         zero=zero))
                         bound_ratio[d, ki, wi, bi, s] = np.max(np.abs(out - exact) / bound)
                         outputs.append(out)
-                    outputs += [np.asarray(lut.lut_gemm(q, w, scheme, zero=zero))
+                    outputs += [np.asarray(lut.apply_weights(q, prepared))
                                 for q in _quantized_activations(a, k)]
                     error[d, ki, wi, :, s] = [_norm(o - exact) / norm for o in outputs]
     coords = {"distribution": list(config.distributions), "k": list(config.k_values),
