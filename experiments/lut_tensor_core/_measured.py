@@ -29,7 +29,7 @@ import numpy as np
 import yaml
 
 import lutcore.gpu as gpu
-from experiments._framework import REFERENCE_DIR
+from experiments import REFERENCE_DIR
 
 MEASURED_DIR = REFERENCE_DIR / "measured"
 ROLES = ("calibration", "validation")

@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import COLORS, check_config, sweep
 
 ID = "lut-fig12"

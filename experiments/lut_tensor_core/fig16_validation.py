@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core import _measured
 
 ID = "lut-fig16"

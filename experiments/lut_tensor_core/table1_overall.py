@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._tc_area import CLOCK_GHZ, sm_arrays
 
 ID = "lut-table1"

@@ -18,7 +18,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import markdown_table, paper_claim, reference
+from experiments import markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (COLORS, METHOD_LABELS, check_config,
                                                   shape_label, sweep)
 

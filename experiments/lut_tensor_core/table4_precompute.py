@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-table4"
 TITLE = "Table precompute overhead, separate vs fused (LUT Tensor Core Table 4)"
