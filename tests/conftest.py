@@ -33,6 +33,7 @@ def quick_run(tmp_path_factory) -> pathlib.Path:
     return workdir
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the markers into groups
 def pytest_collection_modifyitems(items):
     """One xdist worker per test module, so its module fixtures (experiment runs) are computed
     once; every test of the shared quick run on one worker, so it runs once."""
