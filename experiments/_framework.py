@@ -44,13 +44,19 @@ class Reference:
     value: Any = None
 
 
+# holds / deviates: our model agrees or not; paper-inconsistent: the paper contradicts itself
+# (shown by arithmetic); not-testable-here: needs what we cannot have offline; finding: ours.
+VERDICTS = ("holds", "deviates", "paper-inconsistent", "not-testable-here", "finding")
+
+
 @dataclasses.dataclass(frozen=True)
 class Claim:
     """A paper statement checked against our computed data.
 
     ``paper`` is the paper's statement (and value, if any) with its source; ``ours`` what lutcore
     computed; ``holds`` whether it agrees within ``tolerance``; ``deviation`` the signed difference
-    (ours - paper, relative where stated) or a sentence on why it differs.
+    (ours - paper, relative where stated) or a sentence on why it differs; ``verdict`` one of
+    ``VERDICTS`` ("" = derived from ``holds``: "holds" or "deviates").
     """
 
     experiment: str
@@ -60,6 +66,14 @@ class Claim:
     holds: bool
     tolerance: str = ""
     deviation: str = ""
+    verdict: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in ("",) + VERDICTS:
+            raise ValueError(f"{self.experiment}.{self.claim}: verdict {self.verdict!r} unknown; "
+                             f"allowed values: {', '.join(VERDICTS)}")
+        if not self.verdict:
+            object.__setattr__(self, "verdict", "holds" if self.holds else "deviates")
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -83,12 +97,13 @@ def reference(paper: str, experiment: str, key: str) -> Reference:
 
 
 def paper_claim(module, key: str, *, ours: str, holds: bool, tolerance: str = "",
-                deviation: str = "") -> Claim:
-    """A ``Claim`` whose paper side is read from the reference file of ``module``."""
+                deviation: str = "", verdict: str = "") -> Claim:
+    """A ``Claim`` whose paper side is read from the reference file of ``module``; ``verdict``
+    as in ``Claim`` ("" = derived from ``holds``)."""
     ref = reference(module.PAPER, module.ID, key)
     paper = ref.statement if ref.value is None else f"{ref.statement} [{ref.value}]"
     return Claim(experiment=module.ID, claim=key, paper=f"{paper} ({ref.source})", ours=ours,
-                 holds=bool(holds), tolerance=tolerance, deviation=deviation)
+                 holds=bool(holds), tolerance=tolerance, deviation=deviation, verdict=verdict)
 
 
 def markdown_table(columns: list[str], rows: list[list], *, right: int = 0) -> str:

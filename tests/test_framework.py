@@ -132,7 +132,14 @@ def test_reference_and_paper_claim(reference_dir):
                           tolerance="10 %")
     assert paper_claim(FAKE, "exact", ours="yes", holds=1).paper == "one rounding (Sec. III)"
     assert set(claim.as_dict()) == {"experiment", "claim", "paper", "ours", "holds", "tolerance",
-                                    "deviation"}
+                                    "deviation", "verdict"}
+    # the verdict follows holds unless a claim names its kind
+    assert claim.verdict == "holds"
+    assert paper_claim(FAKE, "speedup", ours="1.1", holds=False).verdict == "deviates"
+    odd = paper_claim(FAKE, "speedup", ours="1.1", holds=False, verdict="paper-inconsistent")
+    assert odd.verdict == "paper-inconsistent"
+    with pytest.raises(ValueError, match="allowed values: holds, deviates"):
+        paper_claim(FAKE, "speedup", ours="1.1", holds=False, verdict="maybe")
 
 
 def test_markdown_table_aligns_number_columns():
