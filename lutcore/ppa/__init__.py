@@ -5,7 +5,8 @@ units and tensor-core arrays of the LUT Tensor Core paper, validated by open log
 m, n, k) at the paper's design boundary (the unit the authors synthesized, ``_paper``) or with
 the full accounting (operand and table storage, wide accumulation); ``metrics`` turns it into
 the paper's figures of merit (area, power, compute density, energy efficiency) at 28nm / 1 GHz;
-``operand_delivery`` prices what a paper-boundary array leaves to its environment. The blocks (``ripple_adder``, ``fp_adder``, ...) compose new units.
+``operand_delivery`` prices what a paper-boundary array leaves to its environment. The blocks
+(``ripple_adder``, ``fp_adder``, ...) compose new units.
 ``lutcore.ppa.synth`` (imported on demand: it needs Amaranth and Yosys) generates RTL of a
 sample of these units and synthesizes it against a liberty of the same cells.
 """

@@ -18,7 +18,8 @@ accumulator):
 - ``add``: bit-serial (Stripes, Judd et al. MICRO 2016): one weight bit-plane per cycle, the
   activations gated by their weight bit, an adder tree, MSB-plane negation, shift, accumulate.
 - ``lut_conventional``: every unit (or every ``table_share`` units, §3.1.1) precomputes its own
-  2^K table from its activations, keeps it in registers, looks up one bit-plane per cycle (2^K:1 mux), MSB-plane negation, shift-add.
+  2^K table from its activations, keeps it in registers, looks up one bit-plane per cycle
+  (2^K:1 mux), MSB-plane negation, shift-add.
 - ``unpu``: UNPU (Lee et al., JSSC 2019) with the array shape free (DSE): one hardware
   precompute and one 2^K table per row, broadcast to the N lookup units.
 - ``unpu_reinterpret``: + weight reinterpretation {0,1} -> {-1,1} (§3.1.2): 2^(K-1) table;
