@@ -42,6 +42,7 @@ import functools
 from typing import NamedTuple
 
 import jax.numpy as jnp
+import numpy as np
 
 from . import _cells
 from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, series, times
@@ -50,7 +51,8 @@ ACTIVITY = 0.5  # toggle probability of a combinational output per cycle (random
 
 
 class Operand(NamedTuple):
-    """A number format of an operand: total bits, exponent bits (0 = integer), mantissa bits."""
+    """A number format of an operand: total bits, exponent bits (0 = integer), mantissa bits.
+    The widths may be arrays (formats of one kind stacked on a design axis, ``stacked``)."""
 
     name: str
     bits: int
@@ -59,7 +61,7 @@ class Operand(NamedTuple):
 
     @property
     def is_float(self) -> bool:
-        return self.exp_bits > 0
+        return bool(np.all(np.asarray(self.exp_bits) > 0))
 
     @property
     def significand(self) -> int:
@@ -95,6 +97,17 @@ def operand(name: str) -> Operand:
     if name not in OPERANDS:
         raise ValueError(f"unknown format {name!r}; allowed values: {', '.join(OPERANDS)}")
     return OPERANDS[name]
+
+
+def stacked(names, ndim: int) -> Operand:
+    """Formats of one kind (all FP or all INT) as one ``Operand`` whose widths are arrays of
+    shape [len(names), 1 x ndim]: a design axis in front of a design space of ``ndim`` axes."""
+    formats = [operand(x) for x in names]
+    if len({f.is_float for f in formats}) > 1:
+        raise ValueError(f"formats {list(names)} mix FP and INT; one call prices one kind")
+    shape = (len(formats),) + (1,) * ndim
+    column = lambda field: np.array([getattr(f, field) for f in formats]).reshape(shape)
+    return Operand("+".join(names), column("bits"), column("exp_bits"), column("man_bits"))
 
 
 class ArrayPPA(NamedTuple):
@@ -172,10 +185,12 @@ def _plane_shift(spec: UnitSpec, entry_bits) -> Cost:
     """Weight the bit-plane p result by 2^p before accumulating: an exponent add (FP) or a
     barrel shift (INT); nothing for 1-bit weights."""
     fmt, w_bits = entry_format(spec), spec.weight.bits
-    if w_bits == 1:
+    if np.ndim(w_bits) == 0 and w_bits == 1:
         return NOTHING
-    if fmt.is_float:
-        return spec.blocks.adder(fmt.exp_bits)
+    if fmt.is_float:  # (stacked weights: nothing where 1-bit)
+        adder = spec.blocks.adder(fmt.exp_bits)
+        plane = jnp.asarray(w_bits > 1, dtype=float)
+        return Cost(adder.cells * plane[..., None], adder.delay * plane)
     return spec.blocks.barrel_shifter(entry_bits + w_bits - 1, w_bits - 1)
 
 
@@ -320,21 +335,38 @@ METHODS = tuple(BUILDERS)
 LUT_METHODS = tuple(LUT_VARIANTS)
 
 
-def unit_spec(method: str, act: str, weight: str, m, n, k, *, boundary: str = "paper",
+def _formats(acts, weights, ndim: int, method: str) -> tuple[Operand, Operand]:
+    """(activation, weight) operands: single formats, or equal-length tuples paired on a design
+    axis (a single name is repeated)."""
+    stack = not (isinstance(acts, str) and isinstance(weights, str))
+    acts, weights = ((x,) if isinstance(x, str) else tuple(x) for x in (acts, weights))
+    size = max(len(acts), len(weights))
+    acts, weights = (x * size if len(x) == 1 else x for x in (acts, weights))
+    if len(acts) != len(weights):
+        raise ValueError(f"act {acts} and weight {weights}: tuples of one length")
+    for act, weight in zip(acts, weights):
+        operand(act), operand(weight)
+        if act not in ACTIVATIONS:
+            raise ValueError(f"activation {act!r} not supported; allowed values: "
+                             f"{', '.join(ACTIVATIONS)}")
+        if method != "mac" and operand(weight).is_float:
+            raise ValueError(f"{method} needs integer weights (int1..int8), got {weight!r}")
+    if not stack:
+        return operand(acts[0]), operand(weights[0])
+    return stacked(acts, ndim), stacked(weights, ndim)
+
+
+def unit_spec(method: str, act, weight, m, n, k, *, boundary: str = "paper",
               entry: str | None = None, accumulator: str | None = None,
               table_share: int | None = None) -> UnitSpec:
-    """The checked ``UnitSpec`` of one design (see ``tensor_core`` for the keywords); one clear
-    ValueError naming the key and its allowed values for anything it cannot build."""
+    """The checked ``UnitSpec`` of one design, or of designs stacked on a leading axis (see
+    ``tensor_core`` for the arguments); one clear ValueError naming the key and its allowed
+    values for anything it cannot build."""
     if boundary not in BOUNDARIES:
         raise ValueError(f"boundary {boundary!r} unknown; allowed values: {', '.join(BOUNDARIES)}")
     if method not in BUILDERS:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
-    a, w = operand(act), operand(weight)
-    if act not in ACTIVATIONS:
-        raise ValueError(f"activation {act!r} not supported; allowed values: "
-                         f"{', '.join(ACTIVATIONS)}")
-    if method != "mac" and w.is_float:
-        raise ValueError(f"{method} needs integer weights (int1..int8), got {weight!r}")
+    a, w = _formats(act, weight, len(np.broadcast_shapes(*map(np.shape, (m, n, k)))), method)
     if entry is not None and (method not in LUT_METHODS or entry not in TABLE_ENTRIES):
         raise ValueError(f"entry {entry!r}: a table-entry format of the LUT methods; allowed "
                          f"values: {', '.join(TABLE_ENTRIES)} (with method in "
@@ -364,7 +396,9 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = 
                 accumulator: str | None = None, table_share: int | None = None) -> ArrayPPA:
     """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
     (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
-    arrays of one shape (a design space).
+    arrays of one shape (a design space). ``act`` and ``weight`` may be tuples of names of one
+    kind (all FP or all INT activations; INT or FP weights), paired: the designs then stack on a
+    leading axis of every output, one call for all of them.
 
     boundary: "paper" (default: the design the authors synthesized and report, see ``_paper``)
     or "full" (operand and table storage, 32-bit accumulation). entry: LUT table-entry format

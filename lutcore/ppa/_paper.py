@@ -59,9 +59,9 @@ def _widen(spec: UnitSpec, fmt: Operand, acc: Operand) -> Cost:
     """Bring a value of ``fmt`` into the accumulator format: INT sign extension and an FP
     mantissa pad are wiring; a narrower FP exponent is rebiased (an adder of the accumulator's
     exponent width)."""
-    if fmt.is_float and fmt.exp_bits != acc.exp_bits:
-        return spec.blocks.adder(acc.exp_bits)
-    return NOTHING
+    if not fmt.is_float:
+        return NOTHING
+    return _when(fmt.exp_bits != acc.exp_bits, spec.blocks.adder(acc.exp_bits))
 
 
 def _plane_weight(spec: UnitSpec, fmt: Operand) -> Cost:
@@ -73,10 +73,9 @@ def _plane_weight(spec: UnitSpec, fmt: Operand) -> Cost:
     b, w, acc = spec.blocks, spec.weight.bits, spec.accumulator
     if not acc.is_float:
         return b.barrel_shifter(acc.bits, w - 1)
-    if fmt.exp_bits != acc.exp_bits:
-        return _widen(spec, fmt, acc)
-    lw = clog2(w)
-    return _when(w > 1, series(b.adder(lw), b.incrementer(acc.exp_bits - lw)))
+    lw, same = clog2(w), jnp.asarray(fmt.exp_bits == acc.exp_bits)
+    plane_only = _when(same & (w > 1), series(b.adder(lw), b.incrementer(acc.exp_bits - lw)))
+    return series(plane_only, _widen(spec, fmt, acc))  # one of the two is empty
 
 
 def _tail(spec: UnitSpec, fmt: Operand) -> Cost:
