@@ -214,3 +214,18 @@ def test_bad_boundary_options_name_the_allowed_values(kwargs, message):
         ppa.tensor_core("lut_conventional", "fp16", "int2", 1, 4, 4, table_share=0)
     with pytest.raises(ValueError, match="entry 'fp16': a table-entry format of the LUT"):
         ppa.tensor_core("mac", "fp16", "int2", 1, 1, 4, entry="fp16")
+
+
+@pytest.mark.parametrize("boundary", ppa.BOUNDARIES)
+def test_stacked_designs_equal_one_call_each(boundary):
+    shapes = np.array([(1, 1, 4), (2, 64, 4), (4, 16, 8)])
+    acts, weights = ("fp16", "fp8"), ("int1", "int4")
+    stacked = ppa.tensor_core("lut_tensor_core", acts, weights, *shapes.T, boundary=boundary)
+    assert np.shape(stacked.area) == (2, 3)
+    for i, (act, weight) in enumerate(zip(acts, weights)):
+        one = ppa.tensor_core("lut_tensor_core", act, weight, *shapes.T, boundary=boundary)
+        for field in ("area", "dynamic_energy", "leakage", "delay", "ops_per_cycle"):
+            np.testing.assert_array_equal(np.asarray(getattr(stacked, field))[i],
+                                          np.broadcast_to(getattr(one, field), (3,)))
+    with pytest.raises(ValueError, match="mix FP and INT"):
+        ppa.tensor_core("mac", ("fp16", "int8"), "int1", 1, 1, 4)

@@ -63,12 +63,13 @@ def plot(ds: xr.Dataset):
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))
     names = [METHOD_LABELS[str(m)] for m in ds.method.values]
     y = np.arange(ds.sizes["design"])
+    palette = plt.get_cmap("tab10")
     for ax, boundary in zip(axes[:2], ("paper", "full")):
         left = np.zeros(len(y))
-        for p in ds.part.values:
+        for i, p in enumerate(ds.part.values):  # one color per part in both panels
             values = ds.part_area.sel(part=p, boundary=boundary).values * 1e6
             if values.max() > 0:
-                ax.barh(y, values, left=left, label=str(p))
+                ax.barh(y, values, left=left, label=str(p), color=palette(i))
                 left += values
         ax.set_title(BOUNDARY_LABELS[boundary], fontsize=9)
         ax.set_xlabel("area by part (um$^2$, 28nm)")
@@ -81,7 +82,7 @@ def plot(ds: xr.Dataset):
     paper = [1.0, *reference(PAPER, ID, "compute_density_gain").value]
     axes[2].scatter(paper, y - 0.1, marker="|", s=200, color="k", label="paper (density)")
     axes[2].set_xlabel("gain over UNPU")
-    axes[2].legend(fontsize=6)
+    axes[2].legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3)
     for ax in axes:
         ax.set_yticks(y, names, fontsize=8)
         ax.invert_yaxis()
