@@ -94,14 +94,14 @@ def test_fp8_products_are_rebiased_into_the_fp16_accumulator():
 def test_accumulator_width_on_a_hand_worked_int_unit():
     # W_INT2 A_INT8 M1N1K4: INT32 instead of INT16 adds 16 FA (adder), 16 MUX2 (one shift level),
     # 16 MUX2 (psum mux), 16 DFF, and 6 buffers driving the psum select to 32 bits (11 vs 5)
-    narrow = total(ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4))
-    wide = total(ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4,
-                                 accumulator="int32"))
+    narrow = total(ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4,
+                                   accumulator="int16"))
+    wide = total(ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4))
     assert plus(wide, plus(narrow, times=-1)) == pytest.approx(
         {name: v for name, v in {"FA": 16, "MUX2": 32, "DFF": 16, "BUF": 6}.items()}
         | {n: 0.0 for n in narrow if n not in ("FA", "MUX2", "DFF", "BUF")})
-    # the default follows the release: 16 bits at the paper boundary, 32 in the full accounting
-    assert ppa.unit_spec("mac", "int8", "int8", 1, 1, 4).accumulator.name == "int16"
+    # paper boundary: FP16 as released, INT32 (the only integer tensor-core accumulator)
+    assert ppa.unit_spec("mac", "int8", "int8", 1, 1, 4).accumulator.name == "int32"
     assert ppa.unit_spec("mac", "fp8", "fp8", 1, 1, 4).accumulator.name == "fp16"
     assert ppa.unit_spec("mac", "fp16", "int1", 1, 1, 4,
                          boundary="full").accumulator.name == "fp32"
@@ -130,7 +130,7 @@ def test_int8_tables_narrow_the_entries():
 
 def test_fp_activations_with_int8_tables_accumulate_integers():
     spec = ppa.unit_spec("lut_tensor_core", "fp16", "int2", 2, 64, 4, entry="int8")
-    assert spec.accumulator.name == "int16"
+    assert spec.accumulator.name == "int32"
     with pytest.raises(ValueError, match="allowed values: int16, int32"):
         ppa.unit_spec("lut_tensor_core", "fp16", "int2", 2, 64, 4, entry="int8",
                       accumulator="fp16")

@@ -4,9 +4,10 @@ One LUT Tensor Core unit (M = N = 1, 1-bit weights): a symmetric table of 2^(K-1
 lookup, sign and accumulate per cycle, i.e. 2K operations. Larger K amortizes the accumulator over
 more operations but doubles the entries and the mux per step: compute density (TOPs/mm^2 at 28nm,
 1 GHz) peaks in between. Priced by ``lutcore.ppa`` for INT and FP activations at the paper's
-boundary (the released unit: tables on ports, a 16-bit accumulator), beside the full accounting
-(tables held in registers, 32-bit accumulator) and, at the paper boundary, with a 32-bit
-accumulator (FP32 / INT32) instead of the released 16 bits.
+boundary (the released unit: tables on ports, FP16 accumulation as released, INT32 for
+integers), beside the full accounting (tables held in registers, 32-bit accumulation) and, at the
+paper boundary, with the other accumulator width (FP32 for FP, INT16 for INT): where the density
+peaks depends on the accumulator's share of the unit.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from experiments.lut_tensor_core._ppa_sweep import BOUNDARY_STYLES, check_config
 ID = "lut-fig11"
 TITLE = "K-axis DSE of the LUT dot-product unit: compute density vs K (LUT Tensor Core Fig. 11)"
 PAPER = "lut_tensor_core"
-WIDE = {True: "fp32", False: "int32"}  # the 32-bit accumulator of each kind
+OTHER_ACC = {True: "fp32", False: "int16"}  # the accumulator width not chosen by default
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,15 +48,16 @@ def run(config: Config) -> xr.Dataset:
     shapes = [(1, 1, k) for k in config.k_values]
     designs = [("lut_tensor_core", a, config.weight) for a in config.activations]
     ds = sweep(designs, shapes)
-    wide = np.full((len(designs), len(shapes)), np.nan)
-    for is_float, acc in WIDE.items():
+    other = np.full((len(designs), len(shapes)), np.nan)
+    for is_float, acc in OTHER_ACC.items():
         rows = [i for i, a in enumerate(config.activations) if ppa.operand(a).is_float == is_float]
         if rows:
             part = sweep([designs[i] for i in rows], shapes, boundaries=("paper",),
                          accumulator=acc)
-            wide[rows] = part.density.values[0]
-    ds["density_acc32"] = (("design", "shape"), wide, {
-        "units": "TOPs/mm^2", "long_name": "compute density, paper boundary, 32-bit accumulator"})
+            other[rows] = part.density.values[0]
+    ds["density_other_acc"] = (("design", "shape"), other, {
+        "units": "TOPs/mm^2", "long_name": "compute density, paper boundary, the other "
+                                           "accumulator (FP32 for FP, INT16 for INT)"})
     return ds.assign_coords(shape=list(config.k_values)).rename(shape="K").drop_vars(
         ["m", "n", "k"])
 
@@ -84,12 +86,14 @@ def plot(ds: xr.Dataset):
             ax.plot(ds.K, ds.density.sel(design=d, boundary=boundary),
                     BOUNDARY_STYLES[str(boundary)], marker="o", ms=3, color=color,
                     label=f"A_{str(act).upper()} {boundary}")
-        ax.plot(ds.K, ds.density_acc32.sel(design=d), "--", color=color, lw=0.8,
-                label=f"A_{str(act).upper()} paper, 32-bit acc.")
+        other = OTHER_ACC[ppa.operand(str(act)).is_float].upper()
+        ax.plot(ds.K, ds.density_other_acc.sel(design=d), "--", color=color, lw=0.8,
+                label=f"A_{str(act).upper()} paper, {other} acc.")
     ax.set_xlabel("K (activations per table)")
     ax.set_ylabel("compute density (TOPs/mm$^2$, 28nm, 1 GHz)")
     ax.set_title(f"LUT dot-product unit, M = N = 1, W_{str(ds.weight.values[0]).upper()} "
-                 "(solid: paper boundary, dotted: full, dashed: 32-bit acc.)", fontsize=9)
+                 "(solid: paper boundary, dotted: full, dashed: other accumulator)",
+                 fontsize=9)
     ax.set_xticks(ds.K.values)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6, ncols=2)
@@ -100,12 +104,12 @@ def plot(ds: xr.Dataset):
 def table(ds: xr.Dataset) -> str:
     acts = [str(a).upper() for a in ds.activation.values]
     rows = [[int(k)] + [f"{float(ds.density.sel(design=d, K=k, boundary='paper')):.2f} / "
-                        f"{float(ds.density_acc32.sel(design=d, K=k)):.2f} / "
+                        f"{float(ds.density_other_acc.sel(design=d, K=k)):.2f} / "
                         f"{float(ds.density.sel(design=d, K=k, boundary='full')):.2f}"
                         for d in ds.design.values] for k in ds.K.values]
     return ("Compute density (TOPs/mm^2) of one LUT Tensor Core unit (M = N = 1) at 28nm, 1 GHz: "
-            "paper boundary (16-bit accumulator, as released) / paper boundary with a 32-bit "
-            "accumulator / full accounting.\n\n"
+            "paper boundary (FP16 accumulator as released, INT32 for integers) / paper "
+            "boundary with the other accumulator (FP32, INT16) / full accounting.\n\n"
             + markdown_table(["K", *[f"A_{a}" for a in acts]], rows, right=len(acts)))
 
 
@@ -130,8 +134,9 @@ def claims(ds: xr.Dataset):
         out.append(paper_claim(
             module, key, ours=f"paper boundary: peak at {_peaks(peaks)}; K=4 reaches "
             + ", ".join(f"{v:.0%}" for v in near.values()) + " of the peak. Full accounting: "
-            + _peaks(peak_k(full_b, ds, kind)) + "; paper boundary with a 32-bit accumulator: "
-            + _peaks(peak_k(ds.density_acc32, ds, kind)),
+            + _peaks(peak_k(full_b, ds, kind)) + "; paper boundary with the other accumulator ("
+            + ("FP32" if kind == "fp" else "INT16") + "): "
+            + _peaks(peak_k(ds.density_other_acc, ds, kind)),
             holds=holds, tolerance="same K at the paper boundary",
             deviation="" if holds else f"paper K={paper}; at K=4 the paper-boundary unit is "
             + "; ".join(f"A_{a.upper()}: " + _shares(ds, d, "paper") for d, a in
@@ -148,7 +153,7 @@ def _fp_optimum_vs_release(module, ds: xr.Dataset):
     paper = reference(PAPER, ID, "fp_peak_k").value
     d = ds.design.values[list(ds.activation.values).index("fp16")]
     narrow = ds.density.sel(design=d, boundary="paper")
-    wide = ds.density_acc32.sel(design=d)
+    wide = ds.density_other_acc.sel(design=d)
     k_narrow = int(ds.K[int(np.argmax(narrow.values))])
     k_wide = int(ds.K[int(np.argmax(wide.values))])
     shown = k_narrow != paper and k_wide == paper

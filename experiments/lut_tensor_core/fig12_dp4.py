@@ -1,7 +1,7 @@
 """PPA of MAC-, ADD- and LUT-based DP4 units across formats (LUT Tensor Core Fig. 12).
 
 Dot-product units of 4 elements (M = N = 1, K = 4), priced by ``lutcore.ppa`` at 28nm, 1 GHz, at
-the paper's boundary (operands on ports, a 16-bit result register: the released unit's rule)
+the paper's boundary (operands on ports, FP16 accumulation as released, INT32 for integers)
 and with the full accounting (operand and table storage, 32-bit accumulation): MAC with uniform
 precision (W_FP16 A_FP16, W_FP8 A_FP8, W_INT8 A_INT8) and, for 1-bit weights and each activation
 format, MAC (dequantize, then multiply-accumulate), ADD (bit-serial) and the LUT Tensor Core

@@ -5,8 +5,9 @@ DP4 units with N = 4 columns (M = 1, N = 4, K = 4), as the paper configures them
 A100. Bit-serial units (ADD, both LUTs) need W cycles for W-bit weights, so their area is compared
 at equal throughput: area x W, i.e. W copies working on the W bit-planes at once. MAC
 dequantizes the weights and is one cycle at any width. Both boundaries: the paper's (operands on
-ports, 16-bit accumulation; the conventional LUT precomputes one table per N = 4 columns, §3.1.1)
-and the full accounting (operand and table storage, 32-bit accumulation, a table per unit).
+ports, FP16 accumulation as released; the conventional LUT precomputes one table per N = 4
+columns, §3.1.1) and the full accounting (operand and table storage, 32-bit accumulation, a
+table per unit).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 Four arrays priced by ``lutcore.ppa``, each at its own best shape (least area x power over every
 power-of-two M N K = 512, the "DSE enabled" of the paper; at the paper boundary with the operand
 delivery added to the criterion), at the paper's boundary (operands on ports, UNPU's precompute
-combinational from the held activations, 16-bit accumulation) beside the full accounting
+combinational from the held activations, INT32 accumulation) beside the full accounting
 (activation and table registers, 32-bit accumulation):
 UNPU (hardware precompute per row, 2^K table) -> + weight reinterpretation (2^(K-1) table, index
 inversion and entry negation per lookup) -> + negation circuit elimination (index inversion

@@ -81,11 +81,12 @@ PARTS = ("registers", "broadcast", "dequantize", "multiply", "precompute", "tabl
 BOUNDARIES = ("paper", "full")
 TABLE_ENTRIES = ("fp16", "fp8", "int8", "int16")  # LUT entry formats (§3.1.3: INT8 tables)
 ACCUMULATORS = ("fp16", "fp32", "int16", "int32")
-# Default accumulator per (boundary, float kind): the released array adds in FP16 and keeps a
-# 16-bit result (C_BIT = A_LUT_BIT = 16, DW_fp_add at FP16); no INT array was released, so the
-# paper boundary keeps its width, 16 bits, for integers. Full: 32 bits, as a GPU tensor core
-# (FP32 / INT32 accumulators) for long K.
-DEFAULT_ACCUMULATOR = {("paper", True): "fp16", ("paper", False): "int16",
+# Default accumulator per (boundary, float kind). Paper: the narrowest accumulator a GPU tensor
+# core offers for the kind of its inputs, which is what the released array uses for FP: FP16
+# (C_BIT = A_LUT_BIT = 16, DW_fp_add at FP16; HMMA's .f16 accumulate); no INT array was
+# released, and the only integer accumulator is INT32 (IMMA .s32): 16 bits would overflow after
+# three INT8 x INT8 products (3 x 127^2 > 2^15). Full: 32 bits for both (FP32 / INT32).
+DEFAULT_ACCUMULATOR = {("paper", True): "fp16", ("paper", False): "int32",
                        ("full", True): "fp32", ("full", False): "int32"}
 # Columns sharing one conventional-LUT table: §3.1.1 "a naive direct precompute unit shares a
 # table across a LUT-based Tensor Core within an array size of N=4" (the paper's conventional

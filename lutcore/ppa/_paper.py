@@ -16,10 +16,11 @@ No INT array and no MAC/ADD/UNPU RTL were released. The same rule builds them he
 (activations, tables, weights with all planes, partial sums) enter on ports; what a unit
 computes from them it computes every cycle (UNPU's precompute is combinational from the held
 activations); one result register per output in the accumulator format (``_arrays.
-DEFAULT_ACCUMULATOR``: 16 bits, as released); bit-serial methods add the released control (plane
-counter, valid flop, plane select, psum-or-result mux). The MAC is built as DesignWare would
-build it: ``DW_fp_mult`` (product rounded to the activation format) and ``DW_fp_add`` at the
-accumulator format, no subnormal path (our FP blocks have none: ``IEEE_COMPLIANCE = 0``).
+DEFAULT_ACCUMULATOR``: FP16 as released, INT32 for integers); bit-serial methods add the
+released control (plane counter, valid flop, plane select, psum-or-result mux). The MAC is
+built as DesignWare would build it: ``DW_fp_mult`` (product rounded to the activation format)
+and ``DW_fp_add`` at the accumulator format, no subnormal path (our FP blocks have none:
+``IEEE_COMPLIANCE = 0``).
 
 With no storage in the array, the shape DSE would be blind to where operands come from:
 ``operand_delivery`` prices the bits that must be held at the array's ports for one instruction
