@@ -92,19 +92,22 @@ def test_fp8_products_are_rebiased_into_the_fp16_accumulator():
 
 
 def test_accumulator_width_on_a_hand_worked_int_unit():
-    # W_INT2 A_INT8 M1N1K4: INT32 instead of INT16 adds 16 FA (adder), 16 MUX2 (one shift level),
-    # 16 MUX2 (psum mux), 16 DFF, and 6 buffers driving the psum select to 32 bits (11 vs 5)
+    # W_INT2 A_INT8 M1N1K4: INT32 instead of INT16 adds 16 FA (adder), 16 MUX2 (psum mux), 16
+    # DFF, and 6 buffers driving the psum select to 32 bits (11 vs 5); the plane shift stays at
+    # the entry's 10 + 1 bits (one level of 11 MUX2)
     narrow = total(ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4,
                                    accumulator="int16"))
     wide = total(ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4))
     assert plus(wide, plus(narrow, times=-1)) == pytest.approx(
-        {name: v for name, v in {"FA": 16, "MUX2": 32, "DFF": 16, "BUF": 6}.items()}
+        {name: v for name, v in {"FA": 16, "MUX2": 16, "DFF": 16, "BUF": 6}.items()}
         | {n: 0.0 for n in narrow if n not in ("FA", "MUX2", "DFF", "BUF")})
     # paper boundary: FP16 as released, INT32 (the only integer tensor-core accumulator)
     assert ppa.unit_spec("mac", "int8", "int8", 1, 1, 4).accumulator.name == "int32"
     assert ppa.unit_spec("mac", "fp8", "fp8", 1, 1, 4).accumulator.name == "fp16"
     assert ppa.unit_spec("mac", "fp16", "int1", 1, 1, 4,
                          boundary="full").accumulator.name == "fp32"
+    shift = ppa.tensor_core("lut_tensor_core", "int8", "int2", 1, 1, 4).parts["accumulate"]
+    assert counts(shift)["MUX2"] == 11 + 32  # entry shift + psum mux
 
 
 def test_fp32_accumulator_widens_the_released_fp16_array():

@@ -28,6 +28,8 @@ ID = "lut-fig17"
 TITLE = "End-to-end LLM latency and speedup with LUT Tensor Cores (LUT Tensor Core Fig. 17)"
 PAPER = "lut_tensor_core"
 TOLERANCE = 0.25  # relative, on the maximum speedup
+FORMAT_EFFECT = 0.25  # relative: an area fraction the activation format moves by more than
+# this cannot stand for arrays of both formats
 BASE_GPUS = ("a100", "rtx3090")
 BOUNDARIES = ("paper", "full")
 
@@ -228,21 +230,24 @@ def claims(ds: xr.Dataset):
 
 
 def _activation_claim(module, ds, top, paper_area):
-    """Sec. 4.4.2 quotes Table 1's A_INT8 area fraction for the A_FP16 arrays of Fig. 17: our
-    model shows how much the activation format moves it."""
+    """Sec. 4.4.2 quotes, for the W_INTx A_FP16 models of Fig. 17, the area fraction of Table 1's
+    W_INT2 A_INT8 row (0.373 / 0.975 mm^2, arithmetic on the transcribed rows); our model shows
+    how much the activation format moves it."""
+    rows = {r["row"]: r for r in reference(PAPER, "lut-table1", "rows").value}
+    table1 = 100 * rows["A100-LUT-8X"]["area_mm2"] / rows["A100 FP16 TC"]["area_mm2"]
     pick = dict(lut_scale=top, boundary="paper", gpu=ds.gpu.values[0])
     act = float(ds.area_fraction.sel(**pick))
     int8 = float(ds.area_fraction_int8.sel(**pick))
-    fp = ds.attrs["activation"] != "int8"
-    shown = fp and act / int8 > 1.5
+    is_row = round(table1, 1) == paper_area
+    shown = is_row and ds.attrs["activation"] != "int8" and act / int8 > 1 + FORMAT_EFFECT
     return paper_claim(
         module, "area_fraction_activation",
-        ours=f"{top}x LUT arrays on {pick['gpu']}, paper boundary: A_"
-             f"{ds.attrs['activation'].upper()} tables (Fig. 17's models) {act:.0f} %, W_INT2 "
-             f"A_INT8 with INT8 tables (Table 1's row) {int8:.0f} % of the FP16 tensor cores' "
-             f"area ({act / int8:.1f}x apart)",
+        ours=f"Table 1's A100-LUT-8X (W_INT2 A_INT8) over A100 FP16 TC: {table1:.2f} %; {top}x "
+             f"LUT arrays on {pick['gpu']}, paper boundary: A_"
+             f"{ds.attrs['activation'].upper()} tables (this experiment's models) {act:.0f} %, "
+             f"W_INT2 A_INT8 with INT8 tables {int8:.0f} % of the FP16 tensor cores' area "
+             f"({act / int8:.2f}x apart)",
         holds=not shown, verdict="paper-inconsistent" if shown else "",
-        tolerance="the activation format moves the fraction by less than 1.5x",
-        deviation=f"the {paper_area} % is Table 1's A_INT8 row; Fig. 17's FP16-activation LUT "
-                  f"arrays need FP16 tables, {act / int8:.1f}x the area in our model" if shown
-        else "")
+        tolerance=f"the activation format moves the fraction by less than {FORMAT_EFFECT:.0%}",
+        deviation=f"the {paper_area} % is Table 1's A_INT8 row; FP16-activation LUT arrays hold "
+                  f"FP16 tables, {act / int8:.2f}x the area in our model" if shown else "")

@@ -68,12 +68,12 @@ def _widen(spec: UnitSpec, fmt: Operand, acc: Operand) -> Cost:
 def _plane_weight(spec: UnitSpec, fmt: Operand) -> Cost:
     """x 2^b for weight bit-plane b on the way into the accumulator. FP (the release): b added
     to the exponent field, a clog2(W)-bit add with carry into the upper exponent bits, or one
-    add of the accumulator's exponent width when the entry is rebiased too; INT: a left shift by
-    0..W-1 at the accumulator width (the release's stage-2 variant shifts its entry). Nothing
-    else for 1-bit weights."""
+    add of the accumulator's exponent width when the entry is rebiased too; INT: the entry
+    shifted left by 0..W-1 (the release's stage-2 variant shifts its entry), entry + W - 1 bits
+    wide up to the accumulator's width, then sign-extended. Nothing else for 1-bit weights."""
     b, w, acc = spec.blocks, spec.weight.bits, spec.accumulator
     if not acc.is_float:
-        return b.barrel_shifter(acc.bits, w - 1)
+        return b.barrel_shifter(jnp.minimum(fmt.bits + w - 1, acc.bits), w - 1)
     lw, same = clog2(w), jnp.asarray(fmt.exp_bits == acc.exp_bits)
     plane_only = _when(same & (w > 1), series(b.adder(lw), b.incrementer(acc.exp_bits - lw)))
     return series(plane_only, _widen(spec, fmt, acc))  # one of the two is empty
