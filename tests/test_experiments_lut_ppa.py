@@ -164,3 +164,12 @@ def test_synthesis_validation_reads_the_committed_cache():
 def test_synthesis_validation_rejects_unknown_designs():
     with pytest.raises(ConfigError, match="designs"):
         make_config(SYNTH, {"designs": ["adder7"]})
+
+
+def test_tensor_core_sizings():
+    from experiments.lut_tensor_core._tc_area import SIZINGS, lut_sm_macs
+    # 1x = 512 lookups (Fig. 15) or the A100 FP16 tensor core's 256 FMA (Table 1's footnote)
+    assert SIZINGS == {"512-lookup": 512, "256-fma": 1024 // 4}
+    assert lut_sm_macs(4) == 4 * 512 * 4 and lut_sm_macs(4, "256-fma") == 4 * 256 * 4
+    with pytest.raises(ValueError, match="allowed values: 512-lookup, 256-fma"):
+        lut_sm_macs(1, "1024")
