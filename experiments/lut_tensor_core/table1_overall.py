@@ -329,8 +329,9 @@ def _sizing_claims(module, ds):
             errors[(ref, z)] = [_tc(ds, field, r, "paper", z) / paper_rows[r][ref] - 1
                                 for r in luts]
     worst = {k: max(abs(e) for e in v) for k, v in errors.items()}
+    fields = {"peak": ("tc_peak", ".0f"), "area": ("tc_area", ".3f")}
     describe = lambda ref: "; ".join(
-        f"1x = {z}: " + ", ".join(f"{r} {_tc(ds, 'tc_' + ('peak' if ref == 'peak' else 'area'), r, 'paper', z):.{0 if ref == 'peak' else 3}f}"
+        f"1x = {z}: " + ", ".join(f"{r} {_tc(ds, fields[ref][0], r, 'paper', z):{fields[ref][1]}}"
                                   for r in luts) for z in ds.sizing.values)
     peak_fit = [z for z in ds.sizing.values if worst[("peak", z)] <= 0.01]
     area_best = min(ds.sizing.values, key=lambda z: worst[("area_mm2", z)])
