@@ -6,7 +6,11 @@ cuBLAS-like kernel (W in the activation format), and per LUT array scale and wei
 LUT ideal peak (bit-serial LMMA throughput), the modeled LUT kernel (elongated tiles chosen under
 the register, shared-memory and bandwidth limits) and the same with doubled registers (DRM).
 Areas: tensor-core arrays per SM at 28nm from ``lutcore.ppa`` at their best power-of-two shape
-(``_tc_area``; MAC arrays sized to A100's tensor-core throughput, LUT arrays to scale x 512).
+(``_tc_area``; MAC arrays sized to A100's tensor-core throughput, LUT arrays to scale x 512), at
+the paper's design boundary (the headline columns) and with the full accounting; the W_INT1
+A_FP16 arrays also at every size from 256 to 4096 lookups per tensor core, the sizes both of
+the paper's definitions of 1x (512 lookups, Fig. 15; the 256-FMA FP16 tensor core, Table 1)
+reach, for the area fractions the paper states in Secs. 1, 4.3 and 5.
 """
 
 from __future__ import annotations
@@ -20,16 +24,42 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 from experiments._framework import markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._gpu_kernels import (check_choice, check_positive,
-                                                      tensor_core_areas)
+from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
+from experiments.lut_tensor_core._tc_area import SIZINGS, lut_sm_macs, sm_arrays
 
 ID = "lut-fig15"
 TITLE = "mpGEMM runtime and area with 1x-8x LUT Tensor Cores on A100 (LUT Tensor Core Fig. 15)"
 PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
-CLAIMS = ("int1_fp16_beats_mac", "drm_relieves_registers")
+CLAIMS = ("int1_fp16_beats_mac", "drm_relieves_registers", "area_fraction_sec1", "roofline_area",
+          "area_fractions")
 AREA_TOLERANCE = 0.5  # relative: our 45nm-cell PPA model vs the paper's TSMC 28nm synthesis
 BARS = ("ideal", "modeled", "drm")
+BOUNDARIES = ("paper", "full")
+W1_SIZES = (256, 512, 1024, 2048, 4096)  # lookups per tensor core: 1x-8x under both 1x
+
+
+def areas(config: Config, base) -> dict:
+    """mm^2 per SM: LUT arrays [boundary, activation, weight_bits, scale] (scale x 512 lookups per
+    tensor core), MAC tensor cores [boundary, activation] (the GPU's throughput of that format),
+    W_INT1 LUT arrays [boundary, activation, size] (``W1_SIZES`` lookups per tensor core)."""
+    acts, bits, scales = config.activations, config.weight_bits, config.scales
+    lut = np.zeros((len(BOUNDARIES), len(acts), len(bits), len(scales)))
+    mac = np.zeros((len(BOUNDARIES), len(acts)))
+    w1 = np.zeros((len(BOUNDARIES), len(acts), len(W1_SIZES)))
+    per_sm = lambda arrays: [a["sm_area"] for a in arrays]
+    for i, boundary in enumerate(BOUNDARIES):
+        for a, act in enumerate(acts):
+            mac[i, a] = sm_arrays("mac", act, act, [base.tensor_macs(act)],
+                                  boundary=boundary)[0]["sm_area"]
+            for b, wb in enumerate(bits):
+                lut[i, a, b] = per_sm(sm_arrays("lut_tensor_core", act, f"int{wb}",
+                                                [lut_sm_macs(s) for s in scales],
+                                                boundary=boundary))
+            w1[i, a] = per_sm(sm_arrays("lut_tensor_core", act, "int1",
+                                        [size * gpu.TENSOR_CORES_PER_SM for size in W1_SIZES],
+                                        boundary=boundary))
+    return {"lut": lut, "mac": mac, "w1": w1}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,18 +89,15 @@ def run(config: Config) -> xr.Dataset:
     shape = (config.m, config.n, config.k)
     acts, bits, scales = config.activations, config.weight_bits, config.scales
     lut = np.zeros((len(acts), len(bits), len(scales), len(BARS)))
-    lut_area = np.zeros((len(acts), len(bits), len(scales)))
     mac = np.zeros((len(acts), 2))
-    mac_area = np.zeros(len(acts))
+    area = areas(config, base)
     for a, act in enumerate(acts):
         mac_bits = 8 * gpu.ACT_BYTES[act]
         mac[a] = (flops / base.tensor_peak(act),
                   float(gpu.gemm_latency(base, "cublas", *shape, act=act,
                                          weight_bits=mac_bits).seconds))
-        mac_area[a] = tensor_core_areas([base], act)[0]
         luts = [gpu.with_lut_tensor_core(base, scale, act) for scale in scales]
         for b, wb in enumerate(bits):
-            lut_area[a, b] = tensor_core_areas(luts, act, wb)
             for s, spec in enumerate(luts):
                 lut[a, b, s] = (
                     flops / spec.lut_peak(wb),
@@ -80,13 +107,21 @@ def run(config: Config) -> xr.Dataset:
     return xr.Dataset(
         {"lut_ms": (("activation", "weight_bits", "scale", "bar"), lut * 1e3, {"units": "ms"}),
          "mac_ms": (("activation", "mac_bar"), mac * 1e3, {"units": "ms"}),
-         "lut_area": (("activation", "weight_bits", "scale"), lut_area,
-                      {"units": "mm^2 per SM, 28nm"}),
-         "mac_area": (("activation",), mac_area, {"units": "mm^2 per SM, 28nm"}),
+         "lut_area": (("activation", "weight_bits", "scale"), area["lut"][0],
+                      {"units": "mm^2 per SM, 28nm", "long_name": "paper boundary"}),
+         "mac_area": (("activation",), area["mac"][0], {"units": "mm^2 per SM, 28nm",
+                                                         "long_name": "paper boundary"}),
+         "tc_lut_area": (("boundary", "activation", "weight_bits", "scale"), area["lut"],
+                         {"units": "mm^2 per SM, 28nm"}),
+         "tc_mac_area": (("boundary", "activation"), area["mac"], {"units": "mm^2 per SM, 28nm"}),
+         "w1_area": (("boundary", "activation", "lookups"), area["w1"], {
+             "units": "mm^2 per SM, 28nm", "long_name": "W_INT1 LUT arrays of each size (1-bit "
+                                                        "lookups per tensor core per clock)"}),
          "efficiency": (("activation",), [base.efficiency(act) for act in acts],
                         {"long_name": "achievable fraction of the tensor / LUT-array peak"})},
         coords={"activation": list(acts), "weight_bits": list(bits), "scale": list(scales),
-                "bar": list(BARS), "mac_bar": ["ideal", "cublas"]},
+                "bar": list(BARS), "mac_bar": ["ideal", "cublas"],
+                "boundary": list(BOUNDARIES), "lookups": list(W1_SIZES)},
         attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k})
 
 
@@ -124,20 +159,23 @@ def table(ds: xr.Dataset) -> str:
     rows = []
     for act in ds.activation.values:
         mac = ds.mac_ms.sel(activation=act)
-        area = float(ds.mac_area.sel(activation=act))
+        macs = ds.tc_mac_area.sel(activation=act)
+        pair = lambda x, fmt: " / ".join(f"{float(x.sel(boundary=b)):{fmt}}" for b in BOUNDARIES)
         rows.append([f"A_{act.upper()}", f"MAC W_{act.upper()}", "-",
                      f"{float(mac.sel(mac_bar='ideal')):.3f}",
-                     f"{float(mac.sel(mac_bar='cublas')):.3f}", "-", f"{area:.3f}", "100.0 %"])
+                     f"{float(mac.sel(mac_bar='cublas')):.3f}", "-", pair(macs, ".3f"),
+                     "100.0 %"])
         for wb in ds.weight_bits.values:
             for scale in ds.scale.values:
                 point = ds.sel(activation=act, weight_bits=wb, scale=scale)
                 rows.append([f"A_{act.upper()}", f"LUT W_INT{wb}", f"{scale}x",
                              *(f"{float(point.lut_ms.sel(bar=b)):.3f}" for b in BARS),
-                             f"{float(point.lut_area):.3f}",
-                             f"{100 * float(point.lut_area) / area:.1f} %"])
+                             pair(point.tc_lut_area, ".3f"),
+                             pair(100 * point.tc_lut_area / macs, ".1f") + " %"])
     return (f"Model runtimes (ms) of M{ds.attrs['m']} N{ds.attrs['n']} K{ds.attrs['k']} on "
             f"{ds.attrs['gpu'].upper()} (MAC rows: ideal peak, cuBLAS-like; LUT rows: ideal, "
-            "modeled, modeled with DRM); tensor-core area per SM from lutcore.ppa (28nm).\n\n"
+            "modeled, modeled with DRM); tensor-core area per SM from lutcore.ppa (28nm), "
+            "paper boundary / full accounting.\n\n"
             + markdown_table(["activation", "tensor core", "array", "ideal / peak (ms)",
                               "modeled (ms)", "DRM (ms)", "TC area (mm^2/SM)", "area vs MAC"],
                              rows, right=5))
@@ -190,4 +228,67 @@ def claims(ds: xr.Dataset):
              f"{bool((gain >= 0.999).all())}",
         holds=helped > 0 and bool((gain >= 0.999).all()),
         tolerance="DRM faster where the modeled kernel misses its peak, never slower"))
+    out += _area_claims(module, ds)
     return out
+
+
+def _fraction(ds, lookups, boundary="paper") -> float:
+    """% of the FP16 MAC tensor cores' area per SM taken by W_INT1 A_FP16 LUT arrays of
+    ``lookups`` per tensor core."""
+    return 100 * float(ds.w1_area.sel(boundary=boundary, activation="fp16", lookups=lookups)
+                       / ds.tc_mac_area.sel(boundary=boundary, activation="fp16"))
+
+
+def _area_claims(module, ds):
+    """The W_INT1 A_FP16 area fractions of Secs. 1, 4.3 and 5 under both definitions of 1x,
+    and whether one definition makes them agree."""
+    if "fp16" not in ds.activation.values:
+        return []
+    ones = {name: size for name, size in SIZINGS.items()}
+    fma = SIZINGS["256-fma"]  # FP16 MACs per tensor core: the "theoretical FLOPs" unit
+    both = lambda lookups: ", ".join(
+        f"{b} {_fraction(ds, lookups, b):.1f} %" for b in BOUNDARIES)
+    sec1 = reference(PAPER, ID, "area_fraction_sec1").value
+    roof_fraction, roof_flops = reference(PAPER, ID, "roofline_area").value
+    roof = roof_flops * fma  # W_INT1: one lookup per MAC, so 4x FLOPs = 4 x 256 lookups
+    out = [paper_claim(
+        module, "area_fraction_sec1",
+        ours="1x W_INT1 A_FP16 LUT arrays vs FP16 MAC tensor cores: " + "; ".join(
+            f"1x = {n} ({size}): {both(size)}" for n, size in ones.items()),
+        holds=abs(_fraction(ds, ones["512-lookup"]) / sec1 - 1) <= AREA_TOLERANCE,
+        tolerance=f"within {AREA_TOLERANCE:.0%} at the paper boundary, 1x = 512 (Fig. 15)",
+        deviation=f"{_fraction(ds, ones['512-lookup']) / sec1 - 1:+.0%} (1x = 256: "
+                  f"{_fraction(ds, ones['256-fma']) / sec1 - 1:+.0%})"),
+        paper_claim(
+        module, "roofline_area",
+        ours=f"the LUT array with {roof_flops}x the FP16 tensor core's theoretical FLOPs at "
+             f"W_INT1 ({roof} lookups per tensor core: the {roof // ones['512-lookup']}x array "
+             f"of Fig. 15, the {roof // ones['256-fma']}x array of Table 1's footnote): "
+             f"{both(roof)}",
+        holds=abs(_fraction(ds, roof) / roof_fraction - 1) <= AREA_TOLERANCE,
+        tolerance=f"within {AREA_TOLERANCE:.0%} at the paper boundary",
+        deviation=f"{_fraction(ds, roof) / roof_fraction - 1:+.0%}")]
+    stated = reference(PAPER, ID, "area_fractions").value  # 14.3, 16, 58.4, 57.2
+    paper_scale = stated[2] / stated[0]  # area of the 4x-FLOPs array over the 1x array's
+    scale = {n: _fraction(ds, roof) / _fraction(ds, size) for n, size in ones.items()}
+    fits = {n: abs(v / paper_scale - 1) for n, v in scale.items()}
+    shown = fits["512-lookup"] > 0.25 and fits["256-fma"] <= 0.1
+    return out + [paper_claim(
+        module, "area_fractions",
+        ours=f"paper: {stated[2]} % / {stated[0]} % = {paper_scale:.2f}x the 1x array's area for "
+             f"4x FLOPs ({roof} lookups); ours (paper boundary): " + ", ".join(
+                 f"1x = {n}: {roof // ones[n]}x array, {v:.2f}x the area" for n, v in
+                 scale.items())
+             + f"; 1x W_INT1 A_FP16 is {_fraction(ds, ones['512-lookup']):.1f} % (512) or "
+             f"{_fraction(ds, ones['256-fma']):.1f} % (256) of the FP16 tensor cores; "
+             f"4 x {stated[0]} = {4 * stated[0]:.1f} (Fig. 18's {stated[3]} %)",
+        holds=not shown, verdict="paper-inconsistent" if shown else "",
+        tolerance="the stated fractions fit the 1x of Fig. 15",
+        reason=f"{stated[0]} % at 1x and {stated[2]} % at 4x FLOPs need the 4x-FLOPs array "
+                  f"to have {paper_scale:.1f}x the 1x array's area: true if 1x is the 256-FMA "
+                  "tensor core (Table 1's footnote; and then the 1x array has the FP16 tensor "
+                  "core's peak, the 'slightly higher performance' of Sec. 4.3), not for the "
+                  "512-lookup 1x of Fig. 15's caption (twice the FP16 peak at W_INT1); Sec. 1 "
+                  f"says {stated[1]} % where Sec. 4.3 says {stated[0]} % for the same comparison"
+        if shown else "")]
+

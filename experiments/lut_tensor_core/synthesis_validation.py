@@ -55,7 +55,7 @@ def _lut_tensor_core(d) -> ppa.Cost:
     else:
         method, shape, weight = "lut_tensor_core", (d.m, d.n, d.k), f"int{1 << d.plane_bits}"
     cost = ppa.tensor_core(method, f"int{getattr(d, 'act_bits', 8)}", weight, *shape,
-                           operand_registers=False)
+                           boundary="full", operand_registers=False)
     return ppa.Cost(sum(p.cells for p in cost.parts.values()), cost.delay)
 
 
