@@ -158,11 +158,21 @@ def test_synthesis_validation_reads_the_committed_cache():
     from lutcore.ppa import _cells
     # the synthesized area is the cells Yosys reported times their library areas, both flows
     np.testing.assert_allclose(ds.synth_area, ds.synth_cells.values @ _cells.AREA, rtol=1e-6)
-    assert float(ds.model_area.sel(design="adder8")) == pytest.approx(8 * 4.256)
-    # a mux tree is 7 x 16 MUX2 in the model
-    assert float(ds.model_area.sel(design="mux8x16")) == pytest.approx(7 * 16 * 1.862)
+    area, clock = (ds.model_area.sel(flow=f) for f in ("area", "clock"))
+    assert float(area.sel(design="adder8")) == pytest.approx(8 * 4.256)
+    # a mux tree is 7 x 16 MUX2 in the model; at the clock target the same (it fits)
+    assert float(area.sel(design="mux8x16")) == pytest.approx(7 * 16 * 1.862)
+    assert float(clock.sel(design="mux8x16")) == pytest.approx(7 * 16 * 1.862)
     np.testing.assert_allclose(ds.ratio, ds.model_area / ds.synth_area)
     assert list(ds.release_n.values) == [0, 0, 0, 8, 16]
+    # the release's model is the paper boundary: unconstrained, and closed in one stage at 1 GHz
+    for flow, options in (("area", {}), ("clock", {"clock_ghz": 1.0, "pipeline": False})):
+        array = ppa.tensor_core("lut_tensor_core", "fp16", "int2", 2, 16, 4, boundary="paper",
+                                **options)
+        assert float(ds.model_area.sel(design="release_lut_m2n16k4", flow=flow)) == \
+            pytest.approx(float(array.area))
+        assert float(ds.model_path.sel(design="release_lut_m2n16k4", flow=flow)) == \
+            pytest.approx(float(array.delay))
     claims = {c.claim: c for c in SYNTH.claims(ds)}
     sample = claims["model_within_15_percent_of_synthesis"]
     assert sample.holds == bool(np.all(np.abs(ds.ratio.sel(flow="area").values[:2] - 1)
@@ -171,6 +181,8 @@ def test_synthesis_validation_reads_the_committed_cache():
     assert release.holds == bool(np.all(np.abs(ds.ratio.sel(flow="area").values[2:] - 1)
                                         <= SYNTH.GOAL))
     assert "linear within" in release.ours
+    closed = claims["closed_model_vs_clock_flow"]
+    assert closed.verdict == "finding" and "both fit the target" in closed.ours
     clock = claims["closes_at_1ghz"]
     assert clock.holds == bool(np.all(ds.synth_path.sel(flow="clock").values[2:]
                                       <= ds.attrs["period_ps"]))

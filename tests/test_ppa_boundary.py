@@ -40,12 +40,12 @@ FP16_ADD = counts(ppa.fp_adder(5, 11))  # DW_fp_add at FP16
 
 def test_released_array_m1n1k4_counted_by_hand():
     # W_INT2 A_FP16, M1 N1 K4 (B_BIT = 2): per output an 8:1 mux of 16-bit entries (7 x 16
-    # MUX2), the sign XOR, b_index (1 bit) into the 5-bit exponent (1 FA + 4 HA), the 16-bit
+    # MUX2), the sign XOR, b_index (1 bit) as the +1 of the 5-bit exponent (5 HA), the 16-bit
     # psum-or-result mux, DW_fp_add at FP16, a 16-bit register; per array 4 plane-select MUX2,
-    # the 1-bit counter (1 HA, 1 DFF), the valid DFF, buffers driving b_index to 4 + 1 users
-    # (2 BUF) and the psum select to 16 mux bits (5 BUF).
+    # the 1-bit counter (1 HA, 1 DFF), its b_index == 0 decode (1 NOR2), the valid DFF,
+    # buffers driving b_index to 4 + 1 users (2 BUF) and the psum select to 16 mux bits (5 BUF).
     lut = ppa.tensor_core("lut_tensor_core", "fp16", "int2", 1, 1, 4)
-    by_hand = plus(FP16_ADD, {"MUX2": 7 * 16 + 16 + 4, "XOR2": 1, "FA": 1, "HA": 4 + 1,
+    by_hand = plus(FP16_ADD, {"MUX2": 7 * 16 + 16 + 4, "XOR2": 1, "HA": 5 + 1, "NOR2": 1,
                               "BUF": 2 + 5, "DFF": 16 + 1 + 1})
     assert total(lut) == pytest.approx(by_hand)
     assert counts(lut.parts["registers"]) == {"DFF": 18}
@@ -60,8 +60,8 @@ def test_released_array_m2n64k4_counted_by_hand():
                + 4 * 64 * 1  # 256 weight-index bits to 2 rows
                + 128  # b_index to 256 plane selects + 128 exponent adders: 383 / 3
                + 683)  # psum select to 128 x 16 mux bits: 2047 / 3
-    by_hand = plus({"MUX2": outputs * (7 * 16 + 16) + 4 * 64, "XOR2": outputs, "FA": outputs,
-                    "HA": outputs * 4 + 1, "BUF": buffers, "DFF": outputs * 16 + 2},
+    by_hand = plus({"MUX2": outputs * (7 * 16 + 16) + 4 * 64, "XOR2": outputs, "NOR2": 1,
+                    "HA": outputs * 5 + 1, "BUF": buffers, "DFF": outputs * 16 + 2},
                    FP16_ADD, times=outputs)
     assert total(lut) == pytest.approx(by_hand)
     # one DW_fp_add per output, 128 result registers

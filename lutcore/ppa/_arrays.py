@@ -477,7 +477,8 @@ def price(spec: UnitSpec, built: Datapath) -> ArrayPPA:
 def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = "paper",
                 operand_registers: bool | None = None, entry: str | None = None,
                 accumulator: str | None = None, table_share: int | None = None,
-                library="nangate45", clock_ghz: float | None = None) -> ArrayPPA:
+                library="nangate45", clock_ghz: float | None = None,
+                pipeline: bool = True) -> ArrayPPA:
     """Cost of an m x n x k array of ``method`` for activations ``act`` and weights ``weight``
     (``int1``..``int8`` for every method; ``fp16``/``fp8`` for ``mac``). m, n, k: ints or
     arrays of one shape (a design space). ``act`` and ``weight`` may be tuples of names of one
@@ -492,7 +493,9 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = 
     activation and weight registers out of the full accounting (the paper boundary has none).
     library: a name of ``LIBRARIES``. clock_ghz: close timing at this clock at the paper's 28nm
     (the LUT Tensor Core paper synthesizes at 1 GHz); None prices the textbook architectures
-    (ripple adders, array multipliers) unconstrained. Pure: ``jax.jit(tensor_core,
+    (ripple adders, array multipliers) unconstrained. pipeline=False keeps the design in one
+    stage at that clock (a given RTL, as synthesized): the least-area grade whose path fits,
+    else the fastest, flagged. Pure: ``jax.jit(tensor_core,
     static_argnums=(0, 1, 2))`` compiles one method/format for large sweeps
     (``benchmarks/bench_ppa.py``)."""
     if operand_registers and boundary == "paper":
@@ -511,6 +514,10 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = 
     period = _timing.period_ps(clock_ghz, lib)
     graded = _timing.every_grade(priced_with, lib)
     total = series(*graded.parts.values())
+    if not pipeline:
+        grade, meets = _timing.choose_grade(total.area(lib), graded.delay, period)
+        one = xp(grade).ones(np.shape(grade))
+        return _finish(_timing.take_grade(graded, grade), meets, grade, one, lib)
     overhead = lib.dff_clk_to_q + lib.dff_setup
     grade, stages, meets = _timing.choose_pipelined(
         total.area(lib), graded.delay, graded.loop, graded.cut_bits * lib.cell("DFF").area,

@@ -65,16 +65,20 @@ def _widen(spec: UnitSpec, fmt: Operand, acc: Operand) -> Cost:
 
 def _plane_weight(spec: UnitSpec, fmt: Operand) -> Cost:
     """x 2^b for weight bit-plane b on the way into the accumulator. FP (the release): b added
-    to the exponent field, a clog2(W)-bit add with carry into the upper exponent bits, or one
-    add of the accumulator's exponent width when the entry is rebiased too; INT: the entry
-    shifted left by 0..W-1 (the release's stage-2 variant shifts its entry), entry + W - 1 bits
-    wide up to the accumulator's width, then sign-extended. Nothing else for 1-bit weights."""
+    to the exponent field: with one plane-index bit (B_BIT = 2, as released) an incrementer of
+    the exponent width whose +1 is b_index, with more a clog2(W)-bit add carrying into the
+    upper exponent bits; or one add of the accumulator's exponent width when the entry is
+    rebiased too. INT: the entry shifted left by 0..W-1 (the release's stage-2 variant shifts
+    its entry), entry + W - 1 bits wide up to the accumulator's width, then sign-extended.
+    Nothing else for 1-bit weights."""
     b, w, acc = spec.blocks, spec.weight.bits, spec.accumulator
     if not acc.is_float:
         return b.barrel_shifter(xp(fmt.bits, w).minimum(fmt.bits + w - 1, acc.bits), w - 1)
     lw, same = clog2(w), xp(fmt.exp_bits).asarray(fmt.exp_bits == acc.exp_bits)
-    plane_only = _when(same & (w > 1), series(b.adder(lw), b.incrementer(acc.exp_bits - lw)))
-    return series(plane_only, _widen(spec, fmt, acc))  # one of the two is empty
+    one_bit = _when(same & (lw == 1), b.incrementer(acc.exp_bits))
+    wider = _when(same & (lw > 1), series(b.adder(xp(lw).maximum(lw, 1)),
+                                          b.incrementer(acc.exp_bits - lw)))
+    return series(one_bit, wider, _widen(spec, fmt, acc))  # at most one of the three
 
 
 def _psum_select(spec: UnitSpec) -> Cost:
@@ -87,9 +91,19 @@ def _psum_select(spec: UnitSpec) -> Cost:
 def _tail(spec: UnitSpec, fmt: Operand) -> Cost:
     """Per output, after its plane value (of ``fmt``): x 2^b, the psum-or-result mux (bit-serial
     only; on the adder's other input, in parallel), the adder in the accumulator format. The
-    result register is among the registers."""
+    result register is among the registers. (Cells; the path is ``_to_adder``'s.)"""
     return series(parallel(_plane_weight(spec, fmt), _psum_select(spec)),
                   add_into(spec, spec.accumulator))
+
+
+def _to_adder(spec: UnitSpec, fmt: Operand) -> Cost:
+    """The path from a plane value of ``fmt`` to the accumulating adder's output: its sign (index
+    bit 0, or the MSB plane) and x 2^b on one input, side by side for FP (the sign bit and the
+    exponent field are different bits, as in the release), one after the other for INT; the
+    psum-or-result mux on the other input; then the adder."""
+    sign, weight = _negate(spec, fmt), _plane_weight(spec, fmt)
+    value = parallel(sign, weight) if fmt.is_float else series(sign, weight)
+    return series(parallel(value, _psum_select(spec)), add_into(spec, spec.accumulator))
 
 
 def _loop(spec: UnitSpec) -> Cost:
@@ -98,15 +112,33 @@ def _loop(spec: UnitSpec) -> Cost:
     return series(_psum_select(spec), add_into(spec, spec.accumulator))
 
 
-def _control(spec: UnitSpec) -> Cost:
-    """Bit-serial control of the array: the W:1 plane select of each of the K N weight bits,
-    the plane counter's incrementer (its clog2(W) flops and the valid flop are registers), and
-    the buffers that drive the plane index and the psum select to their users."""
-    b, w, acc = spec.blocks, spec.weight.bits, spec.accumulator
+def _plane_select(spec: UnitSpec) -> Cost:
+    """The W:1 plane select of each of the K N weight bits (bit ``b_index`` of ``b_tile``)."""
+    return times(spec.blocks.mux_tree(spec.weight.bits, 1), spec.k * spec.n)
+
+
+def _plane_counter(spec: UnitSpec) -> Cost:
+    """The plane counter's +1 and the b_index == 0 decode that selects the partial sum (its
+    clog2(W) flops and the valid flop are registers); bit-serial only."""
+    b, lw = spec.blocks, clog2(spec.weight.bits)
+    decode = b.gates(NOR2=1, AND2=lw - 1, delay=b.cell_delay("NOR2"))
+    return _when(spec.weight.bits > 1, series(b.incrementer(lw), decode))
+
+
+def _control_drive(spec: UnitSpec) -> Cost:
+    """Buffers that drive the plane index to the K N plane selects and the M N exponent adds,
+    and the psum select to the M N x accumulator-width muxes (the released RTL has none; a
+    timing-driven flow inserts them)."""
+    b, w = spec.blocks, spec.weight.bits
     m, n, k = spec.m, spec.n, spec.k
-    lw = clog2(w)
-    drive = parallel(b.broadcast(lw, k * n + m * n), b.broadcast(1.0, m * n * acc.bits))
-    return parallel(times(b.mux_tree(w, 1), k * n), _when(w > 1, series(b.incrementer(lw), drive)))
+    drive = parallel(b.broadcast(clog2(w), k * n + m * n),
+                     b.broadcast(1.0, m * n * spec.accumulator.bits))
+    return _when(w > 1, drive)
+
+
+def _control(spec: UnitSpec) -> Cost:
+    """Bit-serial control of the array: plane selects, plane counter and decode, their drive."""
+    return parallel(_plane_select(spec), _plane_counter(spec), _control_drive(spec))
 
 
 def _registers(spec: UnitSpec):
@@ -152,12 +184,13 @@ def _add(spec: UnitSpec) -> Datapath:
     adder, _ = _entry(spec)
     units = m * n
     gating = b.gates(AND2=k * a.bits, delay=b.cell_delay("AND2"))
-    sign, tree, tail = _negate(spec, fmt), b.adder_tree(k, adder), _tail(spec, fmt)
+    sign, tree, tail = _negate(spec, fmt), b.adder_tree(k, adder), _tail(spec, fmt)  # cells
     weights = series(b.mux_tree(w.bits, 1), b.broadcast(k * n, m))
     bcast = parallel(b.broadcast(m * k * a.bits, n), b.broadcast(k * n, m))
     parts = {"lookup": times(series(gating, sign), units), "adder_tree": times(tree, units),
              "broadcast": bcast, "accumulate": times(tail, units), "control": _control(spec)}
-    path = series(parallel(b.broadcast(m * k * a.bits, n), weights), gating, tree, sign, tail)
+    path = series(parallel(b.broadcast(m * k * a.bits, n), weights), gating, tree,
+                  _to_adder(spec, fmt))
     return Datapath(parts, (path,), 2 * units * k / w.bits, act_registers=False,
                     registers=_registers(spec), loop=_loop(spec))
 
@@ -175,7 +208,8 @@ def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
     entries = 2.0 ** (k - 1) if variant.symmetric else 2.0 ** k
     index_invert = (b.gates(XOR2=k - 1, delay=b.cell_delay("XOR2")) if variant.index_invert
                     else NOTHING)
-    lookup = series(index_invert, b.mux_tree(entries, entry_bits), _negate(spec, fmt))
+    entry_mux = series(index_invert, b.mux_tree(entries, entry_bits))
+    lookup = series(entry_mux, _negate(spec, fmt))
     share = spec.table_share if variant.table_per_unit else n
     groups = xp(n).ceil(n / share)  # tables per row
     if variant.hardware_precompute:  # from the row's held activations, every cycle
@@ -189,7 +223,8 @@ def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
     parts = {"lookup": times(lookup, units), "precompute": times(pre, m * groups),
              "broadcast": parallel(act_bcast, entry_bcast, b.broadcast(k * n, m)),
              "accumulate": times(tail, units), "control": _control(spec)}
-    path = series(parallel(series(act_bcast, pre, entry_bcast), weights), lookup, tail)
+    path = series(parallel(series(act_bcast, pre, entry_bcast), weights), entry_mux,
+                  _to_adder(spec, fmt))
     return Datapath(parts, (path,), 2 * units * k / w.bits, act_registers=False,
                     registers=_registers(spec), loop=_loop(spec))
 
