@@ -187,7 +187,7 @@ def run(config: Config) -> xr.Dataset:
          "release_n": ("design", [_release_columns(n) for n in names],
                        {"long_name": "N of a released-array slice with M = 2 (0: other)"})},
         coords={"design": names, "flow": list(FLOWS), "cell": cells})
-    ds["model_area"] = ds.model_cells @ xr.DataArray(_cells.AREA, dims="cell")
+    ds["model_area"] = (("design", "flow"), ppa.per_cell(model_cells, _cells.AREA))
     ds["model_area"].attrs = {"units": "um^2", "long_name": "structural model area"}
     ds["ratio"] = ds.model_area / ds.synth_area
     ds["ratio"].attrs = {"long_name": "model / synthesis area", "units": "1"}

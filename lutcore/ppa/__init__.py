@@ -24,8 +24,8 @@ from ._arrays import (ACCUMULATORS, ACTIVATIONS, BOUNDARIES, BUILDERS, DEFAULT_A
                       accumulator_format, entry_format, metrics, operand, tensor_core, unit_spec)
 from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter,
                       broadcast, clog2, conditional_negate, fp_adder, fp_multiplier, gates,
-                      incrementer, int_to_fp, leading_zero_count, mux_tree, parallel, register,
-                      ripple_adder, series, times)
+                      incrementer, int_to_fp, leading_zero_count, mux_tree, parallel, per_cell,
+                      register, ripple_adder, series, times)
 from ._archs import (booth_dadda_multiplier, carry_select_adder, carry_select_incrementer,
                      prefix_adder, prefix_incrementer)
 from ._cells import CELLS, GE_AREA, LIBRARY, Cell, CellLibrary
@@ -52,8 +52,8 @@ __all__ = [
     "delivered_bits", "operand_delivery",
     "TEXTBOOK", "Blocks", "Cost", "adder_tree", "array_multiplier", "barrel_shifter",
     "broadcast", "clog2", "conditional_negate", "fp_adder", "fp_multiplier", "gates",
-    "incrementer", "int_to_fp", "leading_zero_count", "mux_tree", "parallel", "register",
-    "ripple_adder", "series", "times",
+    "incrementer", "int_to_fp", "leading_zero_count", "mux_tree", "parallel", "per_cell",
+    "register", "ripple_adder", "series", "times",
     "booth_dadda_multiplier", "carry_select_adder", "carry_select_incrementer", "prefix_adder",
     "prefix_incrementer",
     "CELLS", "GE_AREA", "LIBRARY", "Cell", "CellLibrary", "LIBRARIES", "LIBRARY_NAMES", "library",

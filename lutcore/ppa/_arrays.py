@@ -50,7 +50,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _timing
-from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
+from ._blocks import (NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, per_cell, series,
+                      times, xp)
 from ._cells import NANGATE45, Scale
 from ._libraries import library as _library
 from ._power import check_activity, dynamic_energy
@@ -119,7 +120,7 @@ def stacked(names, ndim: int) -> Operand:
 
 class ArrayPPA(NamedTuple):
     """Cost of an M x N x K array in its cell library (NanGate45: 45nm); every field broadcasts
-    over the shape arrays.
+    over the shape arrays (numpy arrays; jax arrays under jit).
 
     parts: {part: Cost} (see ``PARTS``); area: um^2; dynamic_energy: fJ per cycle (``random``
     activity); leakage: nW; delay: ps, the critical path (closed: per pipeline stage);
@@ -533,16 +534,17 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = 
 
 
 def _finish(priced: Priced, meets, grade, stages, lib) -> ArrayPPA:
-    """The ArrayPPA of a priced design (jax arrays; its parts' Costs may hold numpy ones)."""
+    """The ArrayPPA of a priced design: numpy arrays unless traced (``xp``)."""
     total = series(*priced.parts.values())
+    ns = xp(total.cells, priced.delay, meets, grade, stages)
     return ArrayPPA(parts=priced.parts, area=total.area(lib),
                     dynamic_energy=dynamic_energy(total.cells, lib, "random"),
-                    leakage=total.cells @ jnp.asarray(lib.leakage),
-                    delay=jnp.asarray(priced.delay),
-                    ops_per_cycle=jnp.asarray(priced.ops_per_cycle),
+                    leakage=per_cell(total.cells, lib.leakage),
+                    delay=ns.asarray(priced.delay),
+                    ops_per_cycle=ns.asarray(priced.ops_per_cycle),
                     dc_default_energy=dynamic_energy(total.cells, lib, "dc_default"),
-                    meets_timing=jnp.asarray(meets), grade=jnp.asarray(grade),
-                    stages=jnp.asarray(stages), to_28nm=lib.to_28nm, node_nm=lib.node_nm)
+                    meets_timing=ns.asarray(meets), grade=ns.asarray(grade),
+                    stages=ns.asarray(stages), to_28nm=lib.to_28nm, node_nm=lib.node_nm)
 
 
 class Metrics(NamedTuple):

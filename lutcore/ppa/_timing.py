@@ -180,21 +180,13 @@ def every_grade(build: Callable[[Blocks], object], library: str | CellLibrary = 
                                   *built)
 
 
-def _least(values, ns):
-    """Index of the least of ``values`` [G, ...] along the grades; values within a relative
-    1e-12 of the least are ties and the first wins (grades with the same cells may differ in
-    the last bit of their area, summed in another order when priced alone or in a batch)."""
-    least = ns.min(values, axis=0)
-    return ns.argmax(values <= least + 1e-12 * ns.abs(least), axis=0)
-
-
 def choose_grade(area, delay, period):
     """Per design point ([G, ...] areas and delays): the least-area grade with delay <= period
     (ties: the first), else the fastest (ties: the least area); and whether it meets."""
     ns = xp(area, delay)
     area, delay = ns.asarray(area), ns.asarray(delay)
     meets = delay <= period
-    cheapest = _least(ns.where(meets, area, ns.inf), ns)
+    cheapest = ns.argmin(ns.where(meets, area, ns.inf), axis=0)
     fastest = ns.argmin(delay + 1e-9 * area / (1 + ns.max(area)), axis=0)
     any_meets = ns.any(meets, axis=0)
     return ns.where(any_meets, cheapest, fastest), any_meets
@@ -221,7 +213,7 @@ def choose_pipelined(area, delay, loop, cut_area, period, overhead):
     fastest = ns.min(loop, axis=0)
     to_loop = ns.maximum(ns.ceil((delay - overhead) / (fastest - overhead) - 1e-9), 1.0)
     flagged = ns.where(loop <= fastest, area + (to_loop - 1) * cut_area, ns.inf)
-    grade = ns.where(meets, _least(cost, ns), _least(flagged, ns))
+    grade = ns.where(meets, ns.argmin(cost, axis=0), ns.argmin(flagged, axis=0))
     at = functools.partial(lambda x, g: ns.take_along_axis(x, g[None], axis=0)[0], g=grade)
     return grade, ns.where(meets, at(stages), at(to_loop)), meets
 
