@@ -110,10 +110,12 @@ def test_fig17_small_sweep(tmp_path):
                         boundary=boundary)[0]["sm_area"]
         mac = sm_arrays("mac", "fp16", "fp16", [gpu.A100.tensor_macs("fp16")],
                         boundary=boundary)[0]["sm_area"]
-        assert float(ds.area_fraction.sel(gpu="a100", lut_scale=8, boundary=boundary)) == \
+        assert float(ds.area_fraction.sel(gpu="a100", lut_scale=8, boundary=boundary,
+                                             library="nangate45")) == \
             pytest.approx(100 * lut / mac)
     int8 = sm_arrays("lut_tensor_core", "int8", "int2", [spec.lut_macs(1)], entry="int8")[0]
-    assert float(ds.area_fraction_int8.sel(gpu="a100", lut_scale=8, boundary="paper")) == \
+    assert float(ds.area_fraction_int8.sel(gpu="a100", lut_scale=8, boundary="paper",
+                                           library="nangate45")) == \
         pytest.approx(100 * int8["sm_area"] / sm_arrays(
             "mac", "fp16", "fp16", [gpu.A100.tensor_macs("fp16")])[0]["sm_area"])
     assert [c.claim for c in FIG17.claims(ds)] == ["max_speedup", "area_fraction_8x",
@@ -143,10 +145,12 @@ def test_table1_two_rows(tmp_path):
     assert float(ds.area_mm2.sel(row="A100-LUT-8X")) == pytest.approx(area["sm_area"])
     half = sm_arrays("lut_tensor_core", "int8", "int2", [lut.lut_macs(1) // 2], entry="int8",
                      boundary="full")[0]
-    assert float(ds.tc_area.sel(row="A100-LUT-8X", boundary="full", sizing="256-fma")) == \
+    assert float(ds.tc_area.sel(row="A100-LUT-8X", boundary="full", sizing="256-fma",
+                             library="nangate45")) == \
         pytest.approx(half["sm_area"])
     # the priced arrays' peak: 8 x 512 lookups x 2 ops / 2 weight bits x 4 TCs x 108 SMs
-    assert float(ds.tc_peak.sel(row="A100-LUT-8X", boundary="paper", sizing="512-lookup")) == \
+    assert float(ds.tc_peak.sel(row="A100-LUT-8X", boundary="paper", sizing="512-lookup",
+                             library="nangate45")) == \
         pytest.approx(8 * 512 * 2 / 2 * 4 * 108 * 1.41e-3)
     claims = {c.claim: c for c in TABLE1.claims(ds)}
     assert set(claims) == {"max_speedup", "density_gain", "efficiency_gain", "area_fraction",

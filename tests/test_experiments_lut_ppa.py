@@ -12,13 +12,17 @@ FIG11, FIG12, FIG13, FIG14, TABLE2, TABLE3 = (
                      "lut-table3"))
 
 
-def metric(method, act, weight, m, n, k, **options):
-    return ppa.metrics(ppa.tensor_core(method, act, weight, m, n, k, **options))
+def metric(method, act, weight, m, n, k, library="nangate45", **options):
+    """The experiments' pricing: closed at 1 GHz, power under DC's default activity."""
+    cost = ppa.tensor_core(method, act, weight, m, n, k, library=library, clock_ghz=1.0,
+                           **options)
+    return ppa.metrics(cost, activity="dc_default")
 
 
 def test_fig11_density_and_peak():
-    ds = FIG11.run(make_config(FIG11, {"k_values": [2, 3, 4, 5], "activations": ["int8",
-                                                                                  "fp16"]}))
+    both = FIG11.run(make_config(FIG11, {"k_values": [2, 3, 4, 5], "activations": ["int8",
+                                                                                    "fp16"]}))
+    ds = both.sel(library="nangate45")
     for act in ("int8", "fp16"):
         design = ds.design.values[list(ds.activation.values).index(act)]
         for boundary in ppa.BOUNDARIES:
@@ -32,7 +36,7 @@ def test_fig11_density_and_peak():
         paper = ds.density.sel(boundary="paper")
         assert FIG11.peak_k(paper, ds, kind)[act] == (2, 3, 4, 5)[int(np.argmax(
             paper.sel(design=design).values))]
-    claims = {c.claim: c for c in FIG11.claims(ds)}
+    claims = {c.claim: c for c in FIG11.claims(both)}
     assert set(claims) == {"int_peak_k", "fp_peak_k", "one_over_k_adders",
                            "fp_optimum_vs_released_accumulator"}
     # one accumulate per output and cycle serves K multiply-adds of 1-bit weights
@@ -47,23 +51,26 @@ def test_fig11_density_and_peak():
 
 
 def test_fig12_units_and_claims():
-    ds = FIG12.run(make_config(FIG12, {"activations": ["fp16", "int8"], "array_size": 64}))
+    both = FIG12.run(make_config(FIG12, {"activations": ["fp16", "int8"], "array_size": 64}))
+    ds = both.sel(library="nangate45")
     lut = ds.sel(design="LUT Tensor Core W_INT1 A_FP16")
     for boundary in ppa.BOUNDARIES:
         assert float(lut.density.sel(boundary=boundary)) == pytest.approx(float(metric(
             "lut_tensor_core", "fp16", "int1", 1, 1, 4, boundary=boundary).density))
     assert float(ds.throughput.sel(design="MAC W_FP16 A_FP16", boundary="paper")) == \
         pytest.approx(8e-3)
-    best = ppa.best_arrays("mac", "fp16", "fp16", (64,))[0]
+    best = ppa.best_arrays("mac", "fp16", "fp16", (64,), activity="dc_default",
+                           clock_ghz=1.0)[0]
     assert float(ds.array_density.sel(boundary="paper", ratio_design="MAC W_FP16 A_FP16")) == \
         pytest.approx(best.metrics["density"], rel=1e-12)
-    assert [c.claim for c in FIG12.claims(ds)] == [
+    assert [c.claim for c in FIG12.claims(both)] == [
         "lut_fp16_density", "mac_fp16_density", "dp4_ratio_vs_array_ratio",
         "lut_most_power_efficient"]
 
 
 def test_fig13_iso_throughput_area_and_crossovers():
-    ds = FIG13.run(make_config(FIG13, {"w_bits": [1, 2, 3, 4, 5]}))
+    both = FIG13.run(make_config(FIG13, {"w_bits": [1, 2, 3, 4, 5]}))
+    ds = both.sel(library="nangate45")
     for w in (1, 4):
         for boundary in ppa.BOUNDARIES:
             cost = metric("add", "fp16", f"int{w}", 1, 4, 4, boundary=boundary)
@@ -76,12 +83,13 @@ def test_fig13_iso_throughput_area_and_crossovers():
     mac = ds.iso_area.sel(unit="mac", boundary="paper").values
     first_loss = next((w for w, a, m in zip(ds.w_bits.values, add, mac) if a >= m), None)
     assert FIG13.smaller_than_mac_up_to(ds, "add") == (first_loss or 6) - 1
-    assert len(FIG13.claims(ds)) == 3
+    assert len(FIG13.claims(both)) == 3
 
 
 def test_fig14_best_shapes_are_the_brute_force_optima():
-    ds = FIG14.run(make_config(FIG14, {"array_size": 64, "activations": ["int8"],
-                                       "weights": ["int2"]}))
+    both = FIG14.run(make_config(FIG14, {"array_size": 64, "activations": ["int8"],
+                                         "weights": ["int2"]}))
+    ds = both.sel(library="nangate45")
     shapes = ppa.power_of_two_shapes(64)
     for boundary in ppa.BOUNDARIES:
         for method in FIG14.METHODS:
@@ -94,20 +102,21 @@ def test_fig14_best_shapes_are_the_brute_force_optima():
                 area, power = float(x.area), float(x.power)
                 if boundary == "paper":  # the DSE sees the operand delivery
                     d = ppa.metrics(ppa.operand_delivery(method, "int8", "int2", int(m),
-                                                         int(n), int(k)))
+                                                         int(n), int(k)), activity="dc_default")
                     area, power = area + float(d.area), power + float(d.power)
                 values.append(area * power)
             best = FIG14.panel_best(ds, boundary)[("int8", "int2")][method]
             assert (int(best.m), int(best.n), int(best.k)) == tuple(
                 shapes[int(np.argmin(values))])
-    claims = {c.claim: c for c in FIG14.claims(ds)}
+    claims = {c.claim: c for c in FIG14.claims(both)}
     assert list(claims) == ["lut_smallest", "exception_panel", "best_shape", "array_size_a100"]
     assert claims["exception_panel"].verdict == "paper-inconsistent"  # W_INT8 A_INT4 no panel
     assert "W_INT4 A_INT8 not in this run's panels" in claims["exception_panel"].ours
 
 
 def test_table2_gains_are_ratios_of_the_best_points():
-    ds = TABLE2.run(make_config(TABLE2, {"array_size": 128}))
+    both = TABLE2.run(make_config(TABLE2, {"array_size": 128}))
+    ds = both.sel(library="nangate45")
     assert list(ds.method.values) == list(TABLE2.STEPS)
     for boundary in ppa.BOUNDARIES:
         one = ds.sel(boundary=boundary)
@@ -115,22 +124,24 @@ def test_table2_gains_are_ratios_of_the_best_points():
         np.testing.assert_allclose(one.density_gain, one.density / one.density[0])
         # each step removes hardware, so at its best shape it is never worse than the step before
         assert np.all(np.diff(one.density_gain.values) >= 0)
-    claims = {c.claim: c for c in TABLE2.claims(ds)}
+    claims = {c.claim: c for c in TABLE2.claims(both)}
     assert claims["configuration_label"].verdict == "paper-inconsistent"
     assert claims["area_unit"].verdict == "paper-inconsistent"
     assert {"area_column", "power_column", "reinterpretation_gain"} <= set(claims)
 
 
 def test_table3_row_is_computed_and_published_rows_are_listed():
-    ds = TABLE3.run(make_config(TABLE3, {"array_size": 64}))
-    text = TABLE3.table(ds)
-    assert "UNPU" in text and "FIGNA" in text and "(lutcore" in text
+    both = TABLE3.run(make_config(TABLE3, {"array_size": 64}))
+    ds = both.sel(library="nangate45")
+    text = TABLE3.table(both)
+    assert "UNPU" in text and "FIGNA" in text and "28nm (model)" in text
+    assert "NanGate45" in text and "ASAP7" in text and "Closure:" in text
     for boundary in ppa.BOUNDARIES:
         dp4 = float(ds.efficiency.sel(scope="DP4 unit", boundary=boundary))
         assert dp4 == pytest.approx(float(metric("lut_tensor_core", "int8", "int1", 1, 1, 4,
                                                  boundary=boundary).efficiency))
     assert ds.sizes["pair"] == 16  # FP/INT8, FP/INT16 x INT1-INT4
-    assert [c.claim for c in TABLE3.claims(ds)] == ["lut_tensor_core_pe_efficiency",
+    assert [c.claim for c in TABLE3.claims(both)] == ["lut_tensor_core_pe_efficiency",
                                                     "lut_tensor_core_column"]
 
 

@@ -2,8 +2,10 @@
 
 A GPU SM holds ``TENSOR_CORES_PER_SM`` arrays; each is priced by ``lutcore.ppa.tensor_core`` at
 its best power-of-two M x N x K shape of the given size (least area x power, as the paper's DSE,
-Fig. 14, with the operand delivery at the paper boundary), at 28nm and the paper's normalization
-clock (Table 1: 1.41 GHz), at the paper's design boundary or with the full accounting.
+Fig. 14, with the operand delivery at the paper boundary), in a cell library, closed at the
+paper's synthesis clock (1 GHz, ``_ppa_sweep.CLOCK_GHZ``) and reported at 28nm and the paper's
+normalization clock (Table 1: 1.41 GHz), power under ``_ppa_sweep.POWER`` (both models in the
+metrics), at the paper's design boundary or with the full accounting.
 
 The paper sizes its LUT arrays two ways (``SIZINGS``): 1x = an M x N x K = 512 array, the A100
 INT8 tensor core (Fig. 15 caption, Sec. 4.2.2; ``lutcore.gpu.LUT_ARRAY_1X``), or 1x = the A100
@@ -17,6 +19,8 @@ import functools
 
 import lutcore.gpu as gpu
 import lutcore.ppa as ppa
+from experiments.lut_tensor_core._ppa_sweep import CLOCK_GHZ as CLOSURE_GHZ
+from experiments.lut_tensor_core._ppa_sweep import POWER, PRIMARY
 
 NODE, CLOCK_GHZ = "28nm", 1.41  # Table 1 footnote: normalized to 28nm at 1.41 GHz
 SIZINGS = {
@@ -35,21 +39,24 @@ def lut_sm_macs(scale: int, sizing: str = "512-lookup") -> int:
 
 @functools.lru_cache(maxsize=None)
 def array_metrics(method: str, act: str, weight: str, sizes: tuple[int, ...],
-                  boundary: str = "paper", options: tuple = ()) -> tuple:
+                  boundary: str = "paper", library: str = PRIMARY, options: tuple = ()) -> tuple:
     """For each array size M N K in ``sizes``, its best-shape array (``lutcore.ppa.best_arrays``)
-    at ``boundary`` with the ``tensor_core`` options (sorted (key, value) pairs): a dict
-    {'shape', 'area' mm^2, 'power' mW, 'delay', 'throughput', 'density', 'efficiency'}
-    (ppa.metrics units) at 28nm / 1.41 GHz."""
+    at ``boundary`` in ``library``, closed at 1 GHz, with the ``tensor_core`` options (sorted
+    (key, value) pairs): a dict {'shape', 'area' mm^2, 'power' mW, 'delay', 'throughput',
+    'density', 'efficiency', 'meets_timing', 'power_random', ...} (ppa.metrics units) at 28nm /
+    1.41 GHz."""
     best = ppa.best_arrays(method, act, weight, sizes, node=NODE, freq_ghz=CLOCK_GHZ,
-                           boundary=boundary, **dict(options))
+                           boundary=boundary, activity=POWER, library=library,
+                           clock_ghz=CLOSURE_GHZ, **dict(options))
     return tuple({"shape": b.shape, **b.metrics} for b in best)
 
 
 def sm_arrays(method: str, act: str, weight: str, macs_per_sm, *, boundary: str = "paper",
-              **options) -> list[dict]:
+              library: str = PRIMARY, **options) -> list[dict]:
     """The best array of each SM size in ``macs_per_sm`` (MACs, or LUT lookups, per clock per
-    SM, shared by ``TENSOR_CORES_PER_SM`` arrays), with 'sm_area' (mm^2 of the SM's arrays);
-    ``options`` go to ``tensor_core`` (e.g. ``entry="int8"`` for INT8 tables)."""
+    SM, shared by ``TENSOR_CORES_PER_SM`` arrays) in ``library``, with 'sm_area' (mm^2 of the
+    SM's arrays); ``options`` go to ``tensor_core`` (e.g. ``entry="int8"`` for INT8 tables)."""
     per_core = tuple(int(m) // gpu.TENSOR_CORES_PER_SM for m in macs_per_sm)
-    found = array_metrics(method, act, weight, per_core, boundary, tuple(sorted(options.items())))
+    found = array_metrics(method, act, weight, per_core, boundary, library,
+                          tuple(sorted(options.items())))
     return [{**a, "sm_area": a["area"] * gpu.TENSOR_CORES_PER_SM} for a in found]

@@ -21,7 +21,10 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import BOUNDARY_STYLES, FREQ_GHZ, check_config, sweep
+from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, FREQ_GHZ, LIBRARY_LABELS,
+                                                  LIBRARY_MARKERS, PRIMARY, check_config,
+                                                  library_claims, library_tables, per_library,
+                                                  sweep)
 
 ID = "lut-fig11"
 TITLE = "K-axis DSE of the LUT dot-product unit: compute density vs K (LUT Tensor Core Fig. 11)"
@@ -47,15 +50,19 @@ class Config:
 
 
 def run(config: Config) -> xr.Dataset:
+    return per_library(_run, config)
+
+
+def _run(config: Config, library: str) -> xr.Dataset:
     shapes = [(1, 1, k) for k in config.k_values]
     designs = [("lut_tensor_core", a, config.weight) for a in config.activations]
-    ds = sweep(designs, shapes)
+    ds = sweep(designs, shapes, library=library)
     other = np.full((len(designs), len(shapes)), np.nan)
     for is_float, acc in OTHER_ACC.items():
         rows = [i for i, a in enumerate(config.activations) if ppa.operand(a).is_float == is_float]
         if rows:
             part = sweep([designs[i] for i in rows], shapes, boundaries=("paper",),
-                         accumulator=acc)
+                         accumulator=acc, library=library)
             other[rows] = part.density.values[0]
     ds["density_other_acc"] = (("design", "shape"), other, {
         "units": "TOPs/mm^2", "long_name": "compute density, paper boundary, the other "
@@ -83,19 +90,26 @@ def _shares(ds: xr.Dataset, design, boundary) -> str:
 def plot(ds: xr.Dataset):
     fig, ax = plt.subplots(figsize=(6.8, 4.4))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    main = ds.sel(library=PRIMARY)
     for d, act, color in zip(ds.design.values, ds.activation.values, colors):
         for boundary in ds.boundary.values:
-            ax.plot(ds.K, ds.density.sel(design=d, boundary=boundary),
-                    BOUNDARY_STYLES[str(boundary)], marker="o", ms=3, color=color,
-                    label=f"A_{str(act).upper()} {boundary}")
+            ax.plot(ds.K, main.density.sel(design=d, boundary=boundary),
+                    BOUNDARY_STYLES[str(boundary)], marker=LIBRARY_MARKERS[PRIMARY], ms=3,
+                    color=color, label=f"A_{str(act).upper()} {boundary}")
         other = OTHER_ACC[ppa.operand(str(act)).is_float].upper()
-        ax.plot(ds.K, ds.density_other_acc.sel(design=d), "--", color=color, lw=0.8,
+        ax.plot(ds.K, main.density_other_acc.sel(design=d), "--", color=color, lw=0.8,
                 label=f"A_{str(act).upper()} paper, {other} acc.")
+        for library in ds.library.values[1:]:  # a second library: markers only
+            ax.plot(ds.K, ds.density.sel(design=d, boundary="paper", library=library), ls="",
+                    marker=LIBRARY_MARKERS[str(library)], ms=4, mfc="none", color=color,
+                    label=f"A_{str(act).upper()} paper, {LIBRARY_LABELS[str(library)]}")
     ax.set_xlabel("K (activations per table)")
-    ax.set_ylabel("compute density (TOPs/mm$^2$, 28nm, 1 GHz)")
-    ax.set_title(f"LUT dot-product unit, M = N = 1, W_{str(ds.weight.values[0]).upper()} "
-                 "(solid: paper boundary, dotted: full, dashed: other accumulator)",
-                 fontsize=9)
+    ax.set_ylabel("compute density (TOPs/mm$^2$, 28nm, closed at 1 GHz)")
+    ax.set_title(f"LUT dot-product unit, M = N = 1, W_{str(ds.weight.values[0]).upper()}; "
+                 f"{LIBRARY_LABELS[PRIMARY]} (solid: paper boundary, dotted: full, dashed: "
+                 "other accumulator), hollow: " + ", ".join(
+                     LIBRARY_LABELS[str(x)] for x in ds.library.values[1:]) + " paper boundary",
+                 fontsize=8)
     ax.set_xticks(ds.K.values)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6, ncols=2)
@@ -104,12 +118,17 @@ def plot(ds: xr.Dataset):
 
 
 def table(ds: xr.Dataset) -> str:
+    return library_tables(_table, ds)
+
+
+def _table(ds: xr.Dataset) -> str:
     acts = [str(a).upper() for a in ds.activation.values]
     rows = [[int(k)] + [f"{float(ds.density.sel(design=d, K=k, boundary='paper')):.2f} / "
                         f"{float(ds.density_other_acc.sel(design=d, K=k)):.2f} / "
                         f"{float(ds.density.sel(design=d, K=k, boundary='full')):.2f}"
                         for d in ds.design.values] for k in ds.K.values]
-    return ("Compute density (TOPs/mm^2) of one LUT Tensor Core unit (M = N = 1) at 28nm, 1 GHz: "
+    return ("Compute density (TOPs/mm^2) of one LUT Tensor Core unit (M = N = 1) at 28nm, "
+            "closed at 1 GHz: "
             "paper boundary (FP16 accumulator as released, INT32 for integers) / paper "
             "boundary with the other accumulator (FP32, INT16) / full accounting.\n\n"
             + markdown_table(["K", *[f"A_{a}" for a in acts]], rows, right=len(acts)))
@@ -120,6 +139,10 @@ def _peaks(peaks: dict) -> str:
 
 
 def claims(ds: xr.Dataset):
+    return library_claims(_claims, ds)
+
+
+def _claims(ds: xr.Dataset):
     module = sys.modules[__name__]
     if ds.sizes["K"] < 3:
         return []

@@ -20,8 +20,10 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments._framework import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, COLORS, METHOD_LABELS,
-                                                  check_config, sweep)
+from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, COLORS, LIBRARY_LABELS,
+                                                  LIBRARY_MARKERS, METHOD_LABELS, PRIMARY,
+                                                  check_config, library_claims, library_tables,
+                                                  per_library, sweep)
 
 ID = "lut-fig13"
 TITLE = "Area vs weight bits of MAC/ADD/LUT DP4 units, W_INTX A_FP16 (LUT Tensor Core Fig. 13)"
@@ -50,15 +52,21 @@ class Config:
 
 
 def run(config: Config) -> xr.Dataset:
+    return per_library(_run, config)
+
+
+def _run(config: Config, library: str) -> xr.Dataset:
     designs = [(m, config.activation, f"int{w}") for w in config.w_bits for m in METHODS]
-    ds = sweep(designs, [(config.m, config.n, config.k)]).isel(shape=0, drop=True)
+    ds = sweep(designs, [(config.m, config.n, config.k)], library=library).isel(shape=0,
+                                                                                drop=True)
     full_rate = 2 * config.m * config.n * config.k * 1e-3  # TOPs of one result per cycle, 1 GHz
     iso = ds.area * full_rate / ds.throughput
     shape = (ds.sizes["boundary"], len(config.w_bits), len(METHODS))
     area = iso.values.reshape(shape)
     parts = (ds.part_area * full_rate / ds.throughput).values.reshape(shape + (-1,))
     own = sweep([("lut_conventional", config.activation, f"int{w}") for w in config.w_bits],
-                [(config.m, config.n, config.k)], boundaries=("paper",), table_share=1)
+                [(config.m, config.n, config.k)], boundaries=("paper",), table_share=1,
+                library=library)
     own_area = (own.area * full_rate / own.throughput).values[0, :, 0] * 1e6
     return xr.Dataset(
         {"conventional_own_table": (("w_bits",), own_area, {
@@ -66,7 +74,9 @@ def run(config: Config) -> xr.Dataset:
                                           "(table_share=1), paper boundary"}),
          "iso_area": (("boundary", "w_bits", "unit"), area * 1e6,
                       {"units": "um^2", "long_name": "area at equal throughput (28nm)"}),
-         "part_area": (("boundary", "w_bits", "unit", "part"), parts * 1e6, {"units": "um^2"})},
+         "part_area": (("boundary", "w_bits", "unit", "part"), parts * 1e6, {"units": "um^2"}),
+         **{f: (("boundary", "w_bits", "unit"), ds[f].values.reshape(shape), ds[f].attrs)
+            for f in ("meets_timing", "stages")}},
         coords={"boundary": list(ds.boundary.values), "w_bits": list(config.w_bits),
                 "unit": list(METHODS), "part": list(ppa.PARTS)},
         attrs={"shape": f"M{config.m} N{config.n} K{config.k}",
@@ -100,14 +110,20 @@ def plot(ds: xr.Dataset):
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for method in ds.unit.values:
         for boundary in ds.boundary.values:
-            ax.plot(ds.w_bits, ds.iso_area.sel(unit=method, boundary=boundary),
-                    BOUNDARY_STYLES[str(boundary)], marker="o", ms=3, color=COLORS[str(method)],
-                    label=f"{METHOD_LABELS[str(method)]} ({boundary})")
+            ax.plot(ds.w_bits, ds.iso_area.sel(unit=method, boundary=boundary, library=PRIMARY),
+                    BOUNDARY_STYLES[str(boundary)], marker=LIBRARY_MARKERS[PRIMARY], ms=3,
+                    color=COLORS[str(method)], label=f"{METHOD_LABELS[str(method)]} ({boundary})")
+        for library in ds.library.values[1:]:  # a second library: markers only
+            ax.plot(ds.w_bits, ds.iso_area.sel(unit=method, boundary="paper", library=library),
+                    ls="", marker=LIBRARY_MARKERS[str(library)], ms=4, mfc="none",
+                    color=COLORS[str(method)])
     ax.set_yscale("log")
     ax.set_xlabel("weight bits (W_INTX)")
     ax.set_ylabel("area at equal throughput (um$^2$, 28nm)")
-    ax.set_title(f"DP units {ds.attrs['shape']}, A_{ds.attrs['activation'].upper()} (solid: "
-                 "paper boundary, dotted: full accounting)", fontsize=9)
+    ax.set_title(f"DP units {ds.attrs['shape']}, A_{ds.attrs['activation'].upper()}, closed at "
+                 f"1 GHz; {LIBRARY_LABELS[PRIMARY]} (solid: paper boundary, dotted: full), "
+                 "hollow: " + ", ".join(LIBRARY_LABELS[str(x)] for x in ds.library.values[1:])
+                 + " paper boundary", fontsize=8)
     ax.set_xticks(ds.w_bits.values)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=6, ncols=2)
@@ -116,10 +132,14 @@ def plot(ds: xr.Dataset):
 
 
 def table(ds: xr.Dataset) -> str:
+    return library_tables(_table, ds)
+
+
+def _table(ds: xr.Dataset) -> str:
     rows = [[int(w)] + [" / ".join(f"{float(ds.iso_area.sel(w_bits=w, unit=m, boundary=b)):.0f}"
                                    for b in ("paper", "full"))
                         for m in ds.unit.values] for w in ds.w_bits.values]
-    return (f"Area at equal throughput (um^2, 28nm) of {ds.attrs['shape']} units, "
+    return (f"Area at equal throughput (um^2, 28nm, closed at 1 GHz) of {ds.attrs['shape']} units, "
             f"A_{ds.attrs['activation'].upper()}; each cell: paper boundary / full accounting."
             "\n\n"
             + markdown_table(["W bits", *[METHOD_LABELS[str(m)] for m in ds.unit.values]],
@@ -127,6 +147,10 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
+    return library_claims(_claims, ds)
+
+
+def _claims(ds: xr.Dataset):
     module = sys.modules[__name__]
     if ds.sizes["w_bits"] < 4:
         return []

@@ -16,6 +16,7 @@ reach, for the area fractions the paper states in Secs. 1, 4.3 and 5.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 
 import matplotlib.pyplot as plt
@@ -25,6 +26,8 @@ import xarray as xr
 import lutcore.gpu as gpu
 from experiments._framework import markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
+from experiments.lut_tensor_core._ppa_sweep import (LIBRARIES, LIBRARY_LABELS, PRIMARY,
+                                                  library_claims)
 from experiments.lut_tensor_core._tc_area import SIZINGS, lut_sm_macs, sm_arrays
 
 ID = "lut-fig15"
@@ -40,25 +43,27 @@ W1_SIZES = (256, 512, 1024, 2048, 4096)  # lookups per tensor core: 1x-8x under 
 
 
 def areas(config: Config, base) -> dict:
-    """mm^2 per SM: LUT arrays [boundary, activation, weight_bits, scale] (scale x 512 lookups per
-    tensor core), MAC tensor cores [boundary, activation] (the GPU's throughput of that format),
-    W_INT1 LUT arrays [boundary, activation, size] (``W1_SIZES`` lookups per tensor core)."""
+    """mm^2 per SM, closed at 1 GHz: LUT arrays [library, boundary, activation, weight_bits,
+    scale] (scale x 512 lookups per tensor core), MAC tensor cores [library, boundary,
+    activation] (the GPU's throughput of that format), W_INT1 LUT arrays [library, boundary,
+    activation, size] (``W1_SIZES`` lookups per tensor core), in each of ``LIBRARIES``."""
     acts, bits, scales = config.activations, config.weight_bits, config.scales
-    lut = np.zeros((len(BOUNDARIES), len(acts), len(bits), len(scales)))
-    mac = np.zeros((len(BOUNDARIES), len(acts)))
-    w1 = np.zeros((len(BOUNDARIES), len(acts), len(W1_SIZES)))
+    lut = np.zeros((len(LIBRARIES), len(BOUNDARIES), len(acts), len(bits), len(scales)))
+    mac = np.zeros((len(LIBRARIES), len(BOUNDARIES), len(acts)))
+    w1 = np.zeros((len(LIBRARIES), len(BOUNDARIES), len(acts), len(W1_SIZES)))
     per_sm = lambda arrays: [a["sm_area"] for a in arrays]
-    for i, boundary in enumerate(BOUNDARIES):
-        for a, act in enumerate(acts):
-            mac[i, a] = sm_arrays("mac", act, act, [base.tensor_macs(act)],
-                                  boundary=boundary)[0]["sm_area"]
-            for b, wb in enumerate(bits):
-                lut[i, a, b] = per_sm(sm_arrays("lut_tensor_core", act, f"int{wb}",
-                                                [lut_sm_macs(s) for s in scales],
-                                                boundary=boundary))
-            w1[i, a] = per_sm(sm_arrays("lut_tensor_core", act, "int1",
-                                        [size * gpu.TENSOR_CORES_PER_SM for size in W1_SIZES],
-                                        boundary=boundary))
+    for x, library in enumerate(LIBRARIES):
+        for i, boundary in enumerate(BOUNDARIES):
+            at = {"boundary": boundary, "library": library}
+            for a, act in enumerate(acts):
+                mac[x, i, a] = sm_arrays("mac", act, act, [base.tensor_macs(act)],
+                                         **at)[0]["sm_area"]
+                for b, wb in enumerate(bits):
+                    lut[x, i, a, b] = per_sm(sm_arrays("lut_tensor_core", act, f"int{wb}",
+                                                       [lut_sm_macs(s) for s in scales], **at))
+                w1[x, i, a] = per_sm(sm_arrays(
+                    "lut_tensor_core", act, "int1",
+                    [size * gpu.TENSOR_CORES_PER_SM for size in W1_SIZES], **at))
     return {"lut": lut, "mac": mac, "w1": w1}
 
 
@@ -107,21 +112,23 @@ def run(config: Config) -> xr.Dataset:
     return xr.Dataset(
         {"lut_ms": (("activation", "weight_bits", "scale", "bar"), lut * 1e3, {"units": "ms"}),
          "mac_ms": (("activation", "mac_bar"), mac * 1e3, {"units": "ms"}),
-         "lut_area": (("activation", "weight_bits", "scale"), area["lut"][0],
-                      {"units": "mm^2 per SM, 28nm", "long_name": "paper boundary"}),
-         "mac_area": (("activation",), area["mac"][0], {"units": "mm^2 per SM, 28nm",
-                                                         "long_name": "paper boundary"}),
-         "tc_lut_area": (("boundary", "activation", "weight_bits", "scale"), area["lut"],
+         "lut_area": (("activation", "weight_bits", "scale"), area["lut"][0, 0],
+                      {"units": "mm^2 per SM, 28nm", "long_name": "paper boundary, NanGate45"}),
+         "mac_area": (("activation",), area["mac"][0, 0], {
+             "units": "mm^2 per SM, 28nm", "long_name": "paper boundary, NanGate45"}),
+         "tc_lut_area": (("library", "boundary", "activation", "weight_bits", "scale"),
+                         area["lut"], {"units": "mm^2 per SM, 28nm"}),
+         "tc_mac_area": (("library", "boundary", "activation"), area["mac"],
                          {"units": "mm^2 per SM, 28nm"}),
-         "tc_mac_area": (("boundary", "activation"), area["mac"], {"units": "mm^2 per SM, 28nm"}),
-         "w1_area": (("boundary", "activation", "lookups"), area["w1"], {
+         "w1_area": (("library", "boundary", "activation", "lookups"), area["w1"], {
              "units": "mm^2 per SM, 28nm", "long_name": "W_INT1 LUT arrays of each size (1-bit "
                                                         "lookups per tensor core per clock)"}),
          "efficiency": (("activation",), [base.efficiency(act) for act in acts],
                         {"long_name": "achievable fraction of the tensor / LUT-array peak"})},
         coords={"activation": list(acts), "weight_bits": list(bits), "scale": list(scales),
                 "bar": list(BARS), "mac_bar": ["ideal", "cublas"],
-                "boundary": list(BOUNDARIES), "lookups": list(W1_SIZES)},
+                "library": list(LIBRARIES), "boundary": list(BOUNDARIES),
+                "lookups": list(W1_SIZES)},
         attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k})
 
 
@@ -160,7 +167,10 @@ def table(ds: xr.Dataset) -> str:
     for act in ds.activation.values:
         mac = ds.mac_ms.sel(activation=act)
         macs = ds.tc_mac_area.sel(activation=act)
-        pair = lambda x, fmt: " / ".join(f"{float(x.sel(boundary=b)):{fmt}}" for b in BOUNDARIES)
+        pair = lambda x, fmt: " / ".join(  # NanGate45 paper / full, then the others' paper
+            [f"{float(x.sel(boundary=b, library=PRIMARY)):{fmt}}" for b in BOUNDARIES]
+            + [f"{float(x.sel(boundary='paper', library=lib)):{fmt}}"
+               for lib in ds.library.values[1:]])
         rows.append([f"A_{act.upper()}", f"MAC W_{act.upper()}", "-",
                      f"{float(mac.sel(mac_bar='ideal')):.3f}",
                      f"{float(mac.sel(mac_bar='cublas')):.3f}", "-", pair(macs, ".3f"),
@@ -174,8 +184,10 @@ def table(ds: xr.Dataset) -> str:
                              pair(100 * point.tc_lut_area / macs, ".1f") + " %"])
     return (f"Model runtimes (ms) of M{ds.attrs['m']} N{ds.attrs['n']} K{ds.attrs['k']} on "
             f"{ds.attrs['gpu'].upper()} (MAC rows: ideal peak, cuBLAS-like; LUT rows: ideal, "
-            "modeled, modeled with DRM); tensor-core area per SM from lutcore.ppa (28nm), "
-            "paper boundary / full accounting.\n\n"
+            "modeled, modeled with DRM); tensor-core area per SM from lutcore.ppa (28nm, closed "
+            f"at 1 GHz): {LIBRARY_LABELS[PRIMARY]} paper boundary / full accounting / "
+            + " / ".join(f"{LIBRARY_LABELS[str(x)]} paper boundary" for x in ds.library.values[1:])
+            + ".\n\n"
             + markdown_table(["activation", "tensor core", "array", "ideal / peak (ms)",
                               "modeled (ms)", "DRM (ms)", "TC area (mm^2/SM)", "area vs MAC"],
                              rows, right=5))
@@ -197,11 +209,16 @@ def claims(ds: xr.Dataset):
             lut_ms = float(point.lut_ms.sel(bar="modeled", scale=scale))
             fraction = 100 * float(point.lut_area.sel(scale=scale) /
                                    ds.mac_area.sel(activation="fp16"))
+            beside = "".join(
+                f" ({LIBRARY_LABELS[str(x)]}: " + "{:.1f} %)".format(100 * float(
+                    point.tc_lut_area.sel(scale=scale, library=x, boundary="paper")
+                    / ds.tc_mac_area.sel(activation="fp16", library=x, boundary="paper")))
+                for x in ds.library.values[1:])
             out.append(paper_claim(
                 module, "int1_fp16_beats_mac",
                 ours=f"smallest LUT array beating cuBLAS FP16: {scale}x, {lut_ms:.3f} ms vs "
                      f"{cublas:.3f} ms ({cublas / lut_ms:.2f}x faster) at {fraction:.1f} % of "
-                     "the MAC tensor-core area",
+                     f"the MAC tensor-core area{beside}",
                 holds=abs(fraction / paper - 1) <= AREA_TOLERANCE,
                 tolerance=f"LUT faster and area within {AREA_TOLERANCE:.0%} of the paper's",
                 deviation=f"area {fraction / paper - 1:+.0%}; our MAC reference is A100's FP16 "
@@ -228,8 +245,7 @@ def claims(ds: xr.Dataset):
              f"{bool((gain >= 0.999).all())}",
         holds=helped > 0 and bool((gain >= 0.999).all()),
         tolerance="DRM faster where the modeled kernel misses its peak, never slower"))
-    out += _area_claims(module, ds)
-    return out
+    return out + library_claims(functools.partial(_area_claims, module), ds)
 
 
 def _fraction(ds, lookups, boundary="paper") -> float:
