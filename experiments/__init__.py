@@ -1,7 +1,30 @@
-"""Experiments: one module per paper figure/table, run by id (see ``_framework`` for the contract)."""
+"""Experiments: one module per paper figure or table, run by id (the contract: ``_framework``)."""
 
-from experiments._framework import (VERDICTS, Claim, ConfigError, collect_claims, get,
-                                    make_config, markdown_table, paper_claim, reference, registry)
+import importlib.util
 
-__all__ = ["VERDICTS", "Claim", "ConfigError", "collect_claims", "get", "make_config",
-           "markdown_table", "paper_claim", "reference", "registry"]
+_MISSING = [m for m in ("xarray", "h5netcdf", "matplotlib", "yaml")
+            if importlib.util.find_spec(m) is None]
+if _MISSING:
+    raise ImportError(f"experiments needs lutcore's pipeline extra ({', '.join(_MISSING)} "
+                      "missing): python3 -m pip install 'lutcore[pipeline]'")
+
+from experiments._framework import (
+    REFERENCE_DIR,
+    VERDICTS,
+    Claim,
+    ConfigError,
+    cache_dir,
+    collect_claims,
+    get,
+    ids,
+    make_config,
+    markdown_table,
+    paper_claim,
+    reference,
+    registry,
+    use_cache_dir,
+)
+
+__all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "cache_dir", "collect_claims", "get",
+           "ids", "make_config", "markdown_table", "paper_claim", "reference", "registry",
+           "use_cache_dir"]

@@ -31,11 +31,11 @@ experiment (``paper_claim(..., verdict=..., reason=...)``).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import importlib
 import pathlib
-import pkgutil
 import re
 import types
 import typing
@@ -44,6 +44,20 @@ from typing import Any, Mapping
 import yaml
 
 REFERENCE_DIR = pathlib.Path(__file__).parent / "reference"
+
+
+_CACHE = {"dir": None}  # set by use_cache_dir: the run's results/.cache
+
+
+def use_cache_dir(path: pathlib.Path | None) -> None:
+    """Let experiments keep what a later run may reuse in ``path`` (a run's ``results/.cache``,
+    the one place besides its outputs a pipeline job writes); None: keep nothing."""
+    _CACHE["dir"] = None if path is None else pathlib.Path(path)
+
+
+def cache_dir() -> pathlib.Path | None:
+    """The folder ``use_cache_dir`` set, or None."""
+    return _CACHE["dir"]
 
 
 class ConfigError(ValueError):
@@ -234,32 +248,55 @@ def markdown_table(columns: list[str], rows: list[list], *, right: int = 0) -> s
 
 
 @functools.cache
+def _index() -> dict[str, str]:
+    """Experiment id -> module name, read from the sources (``ID = "..."`` at module level).
+
+    Reading is cheap; importing every experiment (JAX, xarray, matplotlib, the LLM and synthesis
+    packages) is not, so ``get`` imports only the module it is asked for.
+    """
+    found: dict[str, str] = {}
+    root = pathlib.Path(__file__).parent
+    for package in sorted(p for p in root.iterdir() if (p / "__init__.py").exists()):
+        for path in sorted(package.glob("[!_]*.py")):
+            experiment_id = _module_id(path)
+            if experiment_id is None:
+                continue
+            if experiment_id in found:
+                raise RuntimeError(f"duplicate experiment id {experiment_id}")
+            found[experiment_id] = f"experiments.{package.name}.{path.stem}"
+    return found
+
+
+def _module_id(path: pathlib.Path) -> str | None:
+    """The string a module assigns to ``ID`` at its top level, or None."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "ID"
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            return node.value.value
+    return None
+
+
+def ids() -> list[str]:
+    """Every experiment id, sorted, without importing any experiment."""
+    return sorted(_index())
+
+
 def registry() -> dict[str, types.ModuleType]:
     """Every experiment module under ``experiments/<paper>/``, keyed by its ``ID``."""
-    import experiments
-
-    found: dict[str, types.ModuleType] = {}
-    root = pathlib.Path(experiments.__file__).parent
-    for paper in sorted(p.name for p in root.iterdir()
-                        if p.is_dir() and (p / "__init__.py").exists()):
-        package = importlib.import_module(f"experiments.{paper}")
-        for info in pkgutil.iter_modules(package.__path__):
-            if info.name.startswith("_"):
-                continue
-            module = importlib.import_module(f"experiments.{paper}.{info.name}")
-            if hasattr(module, "ID"):
-                if module.ID in found:
-                    raise RuntimeError(f"duplicate experiment id {module.ID}")
-                found[module.ID] = module
-    return found
+    return {experiment_id: get(experiment_id) for experiment_id in _index()}
 
 
 def get(experiment_id: str) -> types.ModuleType:
     """The experiment module with this id; a clear error listing the known ids otherwise."""
-    known = registry()
+    known = _index()
     if experiment_id not in known:
         raise ConfigError(f"unknown experiment {experiment_id!r}; known: {sorted(known)}")
-    return known[experiment_id]
+    module = importlib.import_module(known[experiment_id])
+    if getattr(module, "ID", None) != experiment_id:
+        raise RuntimeError(f"{module.__name__}: ID {getattr(module, 'ID', None)!r} is not the "
+                           f"literal {experiment_id!r} its source assigns")
+    return module
 
 
 def _check_value(where: str, value: Any, annotation: Any) -> Any:

@@ -34,7 +34,9 @@ def quick_run(tmp_path_factory) -> pathlib.Path:
 
 
 def pytest_collection_modifyitems(items):
-    """Keep every test of the shared quick run on one xdist worker, so it runs once."""
+    """One xdist worker per test module, so its module fixtures (experiment runs) are computed
+    once; every test of the shared quick run on one worker, so it runs once."""
     for item in items:
-        if "quick_run" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("quick_run"))
+        shared = "quick_run" in getattr(item, "fixturenames", ())
+        group = "quick_run" if shared else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -1,11 +1,13 @@
 """The end-to-end GPU experiments (LUT Tensor Core Figs. 16-17, Tables 1 and 4) on small configs:
 data equal independent lutcore calls, claims computed, datasets storable, config errors."""
 
+import dataclasses
 import pathlib
 import sys
 
 import numpy as np
 import pytest
+import xarray as xr
 import yaml
 
 import lutcore.gpu as gpu
@@ -41,8 +43,9 @@ def test_fig16_points_are_independent_lutcore_calls(tmp_path):
     assert gemm["mape"] == pytest.approx(float(np.abs(errors[pick]).mean()))
     assert FIG16.mape(ds, "calibration", "gemm", "h200") == pytest.approx(
         float(abs(ds.error.sel(point="mamf_stas00.yaml: H200 SXM FP8 MAMF: 1280x4096x12032"))))
-    [claim] = FIG16.claims(ds)
+    claim, cost = FIG16.claims(ds)
     assert claim.claim == "simulator_mape" and "validation single-layer" in claim.ours
+    assert cost.claim == "accel_sim_cost"
     assert "| a100 | gemm | 32 |" in FIG16.table(ds)
     FIG16.plot(ds)
     storable(ds, tmp_path)
@@ -81,6 +84,23 @@ def test_measured_files_declare_their_role_and_kinds(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="kind 'gemv' unknown"):
         _measured.load("y.yaml")
     _measured.load.cache_clear()
+
+
+def test_accel_sim_days_are_slowdown_times_task_time(monkeypatch):
+    assert FIG16.simulated_days(5e6, 10) == pytest.approx(5e7 / 86400)  # 578.70 days
+    assert FIG16.simulated_days(86400, 1) == 1.0
+    real = FIG16.reference
+
+    def paper(days):
+        def patched(p, e, key):
+            ref = real(p, e, key)
+            return dataclasses.replace(ref, value={**ref.value, "days": days})
+        return patched
+
+    for days, holds in ((579, True), (578, False), (600, False)):
+        monkeypatch.setattr(FIG16, "reference", paper(days))
+        claim = FIG16._cost_claim(FIG16)
+        assert claim.holds == holds and "578.7 days" in claim.ours
 
 
 def test_fig16_bad_config():
@@ -163,6 +183,24 @@ def test_table1_two_rows(tmp_path):
     storable(ds, tmp_path)
 
 
+def test_table1_speedups_pair_lut_rows_with_their_gpus_baselines():
+    latency = {"A100 FP16 TC": {"prefill_ms": 10.0, "decode_ms": 8.0},
+               "A100 INT8 TC": {"prefill_ms": 5.0, "decode_ms": 4.0},
+               "A100-LUT-8X": {"prefill_ms": 2.0, "decode_ms": 4.0},
+               "H100 FP8 TC": {"prefill_ms": 3.0, "decode_ms": 2.06},
+               "H100-LUT-8X": {"prefill_ms": 3.0, "decode_ms": 1.0}}
+    found = {entry[:3]: entry[3] for entry in TABLE1.speedups(latency)}
+    assert found == {("A100 FP16 TC", "A100-LUT-8X", "prefill_ms"): 5.0,
+                     ("A100 FP16 TC", "A100-LUT-8X", "decode_ms"): 2.0,
+                     ("A100 INT8 TC", "A100-LUT-8X", "prefill_ms"): 2.5,
+                     ("A100 INT8 TC", "A100-LUT-8X", "decode_ms"): 1.0,
+                     ("H100 FP8 TC", "H100-LUT-8X", "prefill_ms"): 1.0,
+                     ("H100 FP8 TC", "H100-LUT-8X", "decode_ms"): 2.06}
+    assert TABLE1._located(TABLE1.speedups(latency), 2.06) == [
+        ("H100 FP8 TC", "H100-LUT-8X", "decode_ms", 2.06)]
+    assert TABLE1._located(TABLE1.speedups(latency), 2.07) == []
+
+
 def test_table1_bad_config():
     with pytest.raises(ConfigError, match="rows"):
         make_config(TABLE1, {"rows": ["B200 FP4 TC"]})
@@ -183,6 +221,25 @@ def test_table4_small_cases(tmp_path):
     assert TABLE4.average_overheads(ds, "fused").keys() == {"prefill", "decode"}
     assert [c.claim for c in TABLE4.claims(ds)] == ["separate_overhead", "fused_overhead"]
     storable(ds, tmp_path)
+
+
+def test_table4_rows_claim_compares_every_latency_with_the_papers():
+    """A dataset holding the paper's latencies x 1.2 (one cell x 1.5): deviations are exact and
+    the claim fails on that cell alone."""
+    rows = TABLE4.reference(TABLE4.PAPER, TABLE4.ID, "rows").value
+    cases = [f"{r['model']} BS{r['batch']} SEQ{r['seq']}" for r in rows]
+    latency = np.array([[1.2 * r[c] for c in TABLE4.PAPER_COLUMNS.values()] for r in rows])
+    ds = xr.Dataset({"latency": (("case", "precompute"), latency)},
+                    coords={"case": cases, "precompute": list(TABLE4.TREATMENTS),
+                            "model": ("case", [r["model"] for r in rows])})
+    deviations = TABLE4.row_deviations(ds)
+    assert len(deviations) == 18
+    assert all(d == pytest.approx(0.2) for d in deviations.values())
+    assert TABLE4._rows_claim(TABLE4, ds).holds  # 20 % is within the tolerance
+    ds.latency[2, 1] = 1.5 * rows[2]["separate_ms"]
+    claim = TABLE4._rows_claim(TABLE4, ds)
+    assert not claim.holds and claim.ours.startswith("17/18 latencies")
+    assert claim.deviation == f"worst {cases[2]}, separate: +50%"
 
 
 def test_table4_bad_config():

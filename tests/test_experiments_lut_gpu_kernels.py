@@ -1,10 +1,16 @@
 """Experiments lut-fig4, lut-fig15, lut-fig18 on small configs: datasets, claims computed from
-them (and flipping when the data flips), tables, config errors."""
+them (and flipping when the data or the reference flips), tables, config errors; the reader of
+the authors' Accel-Sim release."""
+
+import dataclasses
+import pathlib
+import sys
 
 import matplotlib
 import numpy as np
 import pytest
 
+import lutcore.gpu as gpu
 from experiments import ConfigError, get, make_config
 
 matplotlib.use("Agg")
@@ -19,6 +25,12 @@ def fig4():
 @pytest.fixture(scope="module")
 def fig15():
     return FIG15.run(make_config(FIG15, {"scales": [1, 8], "activations": ["fp16"],
+                                         "weight_bits": [1]}))
+
+
+@pytest.fixture(scope="module")
+def fig15_int8():
+    return FIG15.run(make_config(FIG15, {"scales": [1], "activations": ["int8"],
                                          "weight_bits": [1]}))
 
 
@@ -58,6 +70,73 @@ def test_fig15_lut_beats_mac_and_drm_helps(fig15):
         (lut.sel(bar="drm") < modeled * 0.999).any())
     assert "| A_FP16 | LUT W_INT1 | 8x |" in FIG15.table(fig15)
     FIG15.plot(fig15)
+
+
+def with_reference(monkeypatch, module, key, **value):
+    """``module``'s reference entry ``key`` with ``value`` merged into its value."""
+    real = module.reference
+
+    def patched(paper, experiment, name):
+        ref = real(paper, experiment, name)
+        return ref if name != key else dataclasses.replace(ref, value={**ref.value, **value})
+
+    monkeypatch.setattr(module, "reference", patched)
+
+
+def test_fig15_tiles_are_the_kernels_picks_and_the_tile_claim_counts_registers(
+        fig15_int8, monkeypatch):
+    spec = gpu.with_double_registers(gpu.with_lut_tensor_core(gpu.A100, 1, "int8"))
+    picked = gpu.gemm_latency(spec, "lut_tensor_core", 2048, 27648, 5120, act="int8",
+                              weight_bits=1)
+    tile = fig15_int8.lut_tile.sel(activation="int8", weight_bits=1, scale=1, kernel_bar="drm")
+    assert list(tile.values) == [float(picked.tile_m), float(picked.tile_n),
+                                 float(picked.tile_k), float(picked.warp_m),
+                                 float(picked.warp_n)]
+    claims = {c.claim: c for c in FIG15.claims(fig15_int8)}
+    occ = gpu.tile_occupancy(spec, "lut_tensor_core", (128, 512, 32), (64, 256), act="int8",
+                             weight_bits=1)
+    assert f"needs {float(occ.registers):.0f} registers per thread" in \
+        claims["tile_shapes_int1_int8"].ours
+    assert claims["tile_shapes_int1_int8"].holds == bool(occ.feasible)
+    # a tile that fits flips the claim
+    with_reference(monkeypatch, FIG15, "tile_shapes_int1_int8", thread_block=[32, 512, 32],
+                   warp=[8, 256, 32])
+    assert {c.claim: c for c in FIG15.claims(fig15_int8)}["tile_shapes_int1_int8"].holds
+
+
+def test_fig15_shape_claim_finds_the_projection(fig15_int8, monkeypatch):
+    claims = {c.claim: c for c in FIG15.claims(fig15_int8)}
+    layer = {g.name: g for g in gpu.layer_gemms(gpu.llm_shape("llama2-13b"), 2048)}
+    assert (layer["ffn_up"].n, layer["ffn_up"].k) == (2 * 13824, 5120)  # gate + up, hidden
+    assert claims["gemm_shape"].holds and "ffn_up projection" in claims["gemm_shape"].ours
+    with_reference(monkeypatch, FIG15, "gemm_shape", n=13824)
+    assert not {c.claim: c for c in FIG15.claims(fig15_int8)}["gemm_shape"].holds
+    with_reference(monkeypatch, FIG15, "gemm_shape", n=5120, k=13824)  # the down projection
+    claim = {c.claim: c for c in FIG15.claims(fig15_int8)}["gemm_shape"]
+    assert claim.holds and "ffn_down projection" in claim.ours
+
+
+def test_accelsim_facts_are_read_from_the_release_files():
+    """tools/tmac_accelsim_facts.py on excerpts shaped like the release's kernel and log."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+    import tmac_accelsim_facts as facts
+
+    kernel = facts.kernel_facts(
+        "using ElementAccumulator = cutlass::half_t;\n"
+        "  using CutlassGemm = cutlass::gemm::device::Gemm<\n      cutlass::half_t,\n"
+        "      cutlass::gemm::GemmShape<128, 512/8, 32>,\n"
+        "      cutlass::gemm::GemmShape<64, 256/8, 32>, cutlass::gemm::GemmShape<16, 8, 16>,\n"
+        "      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>, 2\n      >;\n")
+    assert kernel == {"thread block tile": "GemmShape<128, 512/8, 32>",
+                      "warp tile": "GemmShape<64, 256/8, 32>",
+                      "instruction": "GemmShape<16, 8, 16>",
+                      "ElementAccumulator": "cutlass::half_t", "stages": 2}
+    log = facts.log_facts("-gpgpu_clock_domains 1410:1410:1410:1512.0 # Clock\n"
+                          "gpu_sim_cycle = 804234\n"
+                          "gpgpu_simulation_rate = 253 (cycle/sec)\n"
+                          "gpgpu_silicon_slowdown = 5573122x\n")
+    assert log == {"core clock (MHz)": 1410.0, "gpu_sim_cycle": 804234,
+                   "simulated cycles per second": 253, "gpgpu_silicon_slowdown": 5573122}
 
 
 def test_fig18_speedups_are_latency_ratios(fig18):

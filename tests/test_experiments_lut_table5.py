@@ -54,6 +54,17 @@ def test_zero_shot_average_is_recomputed_from_the_row():
     assert claim.claim == "zero_shot_average" and "LLAMA-3B" in claim.reason
 
 
+def test_rounding_noise_is_reported_as_its_level_not_its_digits():
+    ds = constructed({"q4_1": [10.0, 10.01, 10.3, 10.0 * (1 - 2e-16), 10.05],
+                      "int4": [12.0, 12.0, 12.5, 12.0 * (1 + 4e-16), 12.06]})
+    claim = {c.claim: c for c in TABLE5.claims(ds)}["lut_exact_is_the_product"]
+    assert claim.holds and "< 1e-12 over q4_1, int4" in claim.ours
+    assert "| q4_1 | lut-exact | 10.0000 | 0.000 % |" in TABLE5.table(ds)  # no sign: noise
+    off = constructed({"q4_1": [10.0, 10.01, 10.3, 10.0 * (1 + 3e-9), 10.05]})
+    claim = {c.claim: c for c in TABLE5.claims(off)}["lut_exact_is_the_product"]
+    assert not claim.holds and "<= 3.0e-09" in claim.ours
+
+
 def test_claims_only_for_what_was_computed():
     ds = constructed({"q4_1": [10.0, 10.01, 10.3, 10.0, 10.05]}).sel(
         path=["dense-fp16", "lut-int8"])

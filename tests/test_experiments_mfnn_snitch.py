@@ -1,6 +1,8 @@
 """mfnn-table2 and mfnn-memory on small configs: data against lutcore.snitch, claims, config
 errors."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -55,6 +57,15 @@ def test_table2_functional_errors_order_the_formats():
     stored = ds["error_c"].sel(size="32x32")
     assert stored.sel(kernel="fp8_fp16_exsdotp") > 50 * err.sel(kernel="fp8_fp16_exsdotp")
     assert (stored >= err).all()
+
+
+def test_table2_reference_is_the_exact_product_rounded():
+    rng = np.random.default_rng(3)
+    a, bt = rng.standard_normal((3, 40)), rng.standard_normal((4, 40))
+    a[0, :2], bt[0, :2] = [1e16, -1e16], [1.0, 1.0]  # cancellation: naive float64 sums lose it
+    exact = [[float(sum(Fraction(x) * Fraction(y) for x, y in zip(row, col))) for col in bt]
+             for row in a]
+    np.testing.assert_array_equal(TABLE2._reference_product(a, bt), exact)
 
 
 def test_memory_fit_limits_come_from_footprints():

@@ -106,6 +106,13 @@ def test_registered_modules_follow_the_contract(experiment_id):
     assert (_framework.REFERENCE_DIR / f"{module.PAPER}.yaml").exists()
 
 
+def test_every_experiment_module_is_found_without_importing_it():
+    modules = [p for p in (_framework.REFERENCE_DIR.parent).glob("*/[!_]*.py")]
+    assert modules and all(_framework._module_id(p) is not None for p in modules)
+    assert experiments.ids() == sorted(registry()) == sorted(_framework._module_id(p)
+                                                             for p in modules)
+
+
 def test_registry_covers_the_papers():
     papers = {module.PAPER for module in registry().values()}
     assert "minifloat_nn" in papers

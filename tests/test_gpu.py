@@ -47,7 +47,7 @@ def test_cuda_core_and_memory_numbers():
     assert gpu.A100.l2_bandwidth == pytest.approx(5120 * 1.41e9)
     assert (gpu.H200.dram_bandwidth, gpu.H200.sms) == (4.8e12, gpu.H100.sms)
     assert gpu.A100.achievable_dram_bandwidth == pytest.approx(1.80e12)  # E2
-    assert gpu.A100.gemm_dram_bandwidth == pytest.approx(0.789 * 2039e9)  # C2
+    assert gpu.A100.gemm_dram_bandwidth == pytest.approx(0.8314 * 2039e9)  # C2
     # a sustained clock moves the SM rates, not the datasheet peaks
     fast = dataclasses.replace(gpu.RTX3090, sustained_clock_ghz=1.9)
     assert fast.tensor_peak("fp16") == gpu.RTX3090.tensor_peak("fp16")
@@ -166,11 +166,11 @@ def test_overlap_is_the_finite_buffer_tandem_line():
 
 def test_hand_computed_gemv_streams_at_the_gemv_rate_plus_the_fixed_cost():
     # FP16 GEMV 1 x 28672 x 8192 on A100 (470 MB, past the 40 MB L2): A, W and C once at the
-    # GEMV-class 78.9 % of 2039 GB/s (C2); the SM pipes of a 16-row tile are nearly idle, so
+    # GEMV-class 83.14 % of 2039 GB/s (C2); the SM pipes of a 16-row tile are nearly idle, so
     # the tandem-line overlap adds next to nothing; plus 2.0 + 2.22 us of fixed device time
     bytes_moved = 8192 * 2 + 28672 * 8192 * 2 + 28672 * 2
     result = gpu.gemm_latency(gpu.A100, "cublas", 1, 28672, 8192)
-    stream = bytes_moved / (0.789 * 2039e9)
+    stream = bytes_moved / (0.8314 * 2039e9)
     fixed = gpu.A100.kernel_latency + gpu.A100.gemm_prologue
     assert float(result.dram) == pytest.approx(stream, rel=1e-4)
     assert stream + fixed <= float(result.seconds) <= 1.02 * stream + fixed
@@ -180,6 +180,44 @@ def test_a_tiny_gemm_costs_its_fixed_device_time():
     for spec in (gpu.A100, gpu.H100):
         seconds = float(gpu.gemm_latency(spec, "cublas", 1, 64, 64).seconds)
         assert seconds == pytest.approx(spec.kernel_latency + spec.gemm_prologue, rel=0.05)
+
+
+def test_every_round_of_single_cta_tiles_waits_for_its_prologue():
+    """Hand counts: 10 tiles on 4 SMs, one CTA per SM: 3 rounds, each exposing the prologue;
+    two co-resident CTAs cover each other's (only the first fill shows); a persistent
+    stream-K kernel fills once."""
+    hw = gpu.hardware(gpu.A100, "cublas", "fp16", 16)
+    tiles_per_sm = np.array([np.ceil(10 / 4)] * 3)
+    c = {"streamk": np.array([0.0, 0.0, 1.0])}
+    occ = _tiles.Occupancy(registers=0, accumulators=0, threads=0, stages=0, smem=0,
+                           ctas=np.array([1.0, 2.0, 1.0]), feasible=True)
+    got = np.asarray(_tiles.prologues(hw, c, tiles_per_sm, occ))
+    assert got == pytest.approx(gpu.A100.gemm_prologue * np.array([3.0, 1.0, 1.0]))
+
+
+def test_integer_and_zero_inputs_clock_up_compute_bound_gemms_only():
+    """C3: the power-limited SM clock rises by the measured ratio on integer / zero inputs;
+    a compute-bound GEMM's SM time falls by it, a DRAM-bound GEMV does not move."""
+    random = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 8192)
+    for inputs, rate in (("integer", 288 / 257), ("zeros", 295 / 257)):
+        faster = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 8192, inputs=inputs)
+        assert float(faster.compute) == pytest.approx(float(random.compute) / rate, rel=1e-3)
+        assert float(faster.seconds) < float(random.seconds)
+        gemv = [float(gpu.gemm_latency(gpu.A100, "cublas", 1, 28672, 8192, inputs=i).seconds)
+                for i in ("random", inputs)]
+        assert gemv[1] == pytest.approx(gemv[0], rel=0.01)
+
+
+def test_the_pcie_a100_is_the_sxm_module_at_its_clock_and_bandwidth():
+    """S2, C1: the 300 W card runs the SXM4 module's fractions at its power-limited clock
+    (compute-bound time x boost / sustained clock) and its 1,935 GB/s (GEMV x 2039 / 1935)."""
+    pcie, sxm = gpu.A100_PCIE, gpu.A100
+    big = [gpu.gemm_latency(spec, "cublas", 8192, 8192, 8192) for spec in (sxm, pcie)]
+    assert float(big[1].compute) == pytest.approx(float(big[0].compute) * 1.41
+                                                  / _specs.A100_PCIE_CLOCK, rel=1e-6)
+    gemv = [gpu.gemm_latency(spec, "cublas", 1, 28672, 8192) for spec in (sxm, pcie)]
+    assert float(gemv[1].dram) == pytest.approx(float(gemv[0].dram) * 2039 / 1935, rel=1e-6)
+    assert pcie.tensor_peak("fp16") == sxm.tensor_peak("fp16")
 
 
 def test_compute_bound_lut_gemm_runs_at_its_achievable_peak():
@@ -283,7 +321,54 @@ def test_bank_conflict_expectation_is_exact():
      "cublas needs weights in the activation format"),
     (lambda: gpu.gemm_latency(gpu.A100, "dequant", 1, 8, 8, weight_bits=4,
                               precompute="inline"), "precompute 'inline' unknown"),
+    (lambda: gpu.gemm_latency(gpu.A100, "cublas", 1, 8, 8, inputs="ones"),
+     "inputs 'ones' unknown; allowed values: random, integer, zeros"),
 ])
 def test_bad_names_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_a_grid_of_tiles_pays_a_prologue_per_round_where_stream_k_fills_once():
+    """8192 x 8192 x 256 on H100 (2048 output tiles of 128 x 256 over 132 SMs): without the
+    persistent stream-K candidates each round of single-CTA tiles waits for its own fill and
+    epilogue, so the grid-of-tiles kernel is slower by about the rounds' prologues."""
+    persistent = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 256)
+    grid_only = gpu.gemm_latency(gpu.H100, "cublas", 8192, 8192, 256, persistent=False)
+    assert float(grid_only.seconds) > float(persistent.seconds)
+    rounds = np.ceil(np.ceil(8192 / grid_only.tile_m) * np.ceil(8192 / grid_only.tile_n) / 132)
+    assert float(grid_only.seconds) <= (float(persistent.seconds)
+                                        + float(rounds) * gpu.H100.gemm_prologue * 1.01)
+
+
+def test_tile_occupancy_counts_a_hand_worked_tile():
+    """W_INT1 A_INT8 on LUT arrays: tables of 2 bytes per activation (8 INT8 entries per 4),
+    weights of 1/8 byte. A 128 x 512 x 32 CTA tile of 64 x 256 warp tiles: 64 x 256 x 4 B of
+    accumulators over 32 threads = 512 registers, double-buffered k16 fragments
+    2 x 16 x (64 x 2 + 256 / 8) B / 4 B / 32 = 40, plus 32 base = 584 per thread, 4 warps,
+    above 255 (and DRM's 510): it does not fit."""
+    spec = gpu.with_lut_tensor_core(gpu.A100, 1, "int8")
+    for variant in (spec, gpu.with_double_registers(spec)):
+        occ = gpu.tile_occupancy(variant, "lut_tensor_core", (128, 512, 32), (64, 256),
+                                 act="int8", weight_bits=1)
+        assert (float(occ.accumulators), float(occ.registers), float(occ.threads)) == \
+            (512, 584, 128)
+        assert not occ.feasible
+    small = gpu.tile_occupancy(spec, "lut_tensor_core", (32, 512, 32), (8, 256), act="int8",
+                               weight_bits=1)
+    assert float(small.registers) == 64 + 2 * 16 * (8 * 2 + 256 / 8) / 4 / 32 + 32
+    assert small.feasible and float(small.smem) == 3 * 32 * (32 * 2 + 512 / 8)  # 3 stages
+    with pytest.raises(ValueError, match="whole warp tiles"):
+        gpu.tile_occupancy(spec, "lut_tensor_core", (96, 512, 32), (64, 256), act="int8",
+                           weight_bits=1)
+
+
+@pytest.mark.parametrize("spec,kernel,act,bits", CASES[:2] + CASES[-3:])
+def test_the_chosen_tile_is_what_tile_occupancy_counts(spec, kernel, act, bits):
+    result = gpu.gemm_latency(spec, kernel, 2048, 8192, 4096, act=act, weight_bits=bits)
+    tile = tuple(int(x) for x in (result.tile_m, result.tile_n, result.tile_k))
+    warp = (int(result.warp_m), int(result.warp_n))
+    assert tile[0] % warp[0] == 0 and tile[1] % warp[1] == 0
+    if kernel == "lut_tensor_core":  # its own tiles: the stages tile_occupancy assumes
+        occ = gpu.tile_occupancy(spec, kernel, tile, warp, act=act, weight_bits=bits)
+        assert occ.feasible and float(occ.registers) == float(result.registers)

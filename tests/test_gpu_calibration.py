@@ -14,7 +14,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
 import calibrate_gpu  # noqa: E402
 
 
-@pytest.mark.parametrize("name", ["a100", "h100"])
+@pytest.mark.parametrize("name", ["a100", "a100-pcie", "h100"])
 def test_memory_and_all_reduce_constants_are_the_fits(name):
     spec, fitted = gpu.gpu_spec(name), calibrate_gpu.constants()[name]
     for field, value in fitted.items():
@@ -25,13 +25,32 @@ def test_tensor_fractions_are_the_fits():
     """At the calibrated fractions the tile model is unbiased on the compute-bound Vidur GEMMs
     and reproduces the FP8 MAMF rows; the 8-bit ratio's BF16 fraction reproduces the H100
     BF16 MAMF row (one model evaluation each instead of the tool's bisection)."""
-    assert calibrate_gpu.vidur_bias("a100", _specs.FP16_A100) == pytest.approx(0, abs=2e-3)
+    assert calibrate_gpu.vidur_bias("a100-pcie", _specs.FP16_A100) == pytest.approx(0, abs=2e-3)
     assert calibrate_gpu.vidur_bias("h100", _specs.FP16_H100) == pytest.approx(0, abs=2e-3)
     rows = {(e["device"], e["act"]): e
             for e in calibrate_gpu._load("mamf_stas00.yaml")["sets"]}
     for key, fraction in ((("h100", "fp8"), _specs.FP8_H100), (("h200", "fp8"), _specs.FP8_H200),
                           (("h100", "bf16"), _specs.FP8_H100 / _specs.EIGHT_BIT_RATIO)):
         assert calibrate_gpu.mamf_error(rows[key], fraction) == pytest.approx(0, abs=2e-3), key
+
+
+def test_the_pcie_clock_is_the_fit():
+    """The A100 PCIe's sustained clock reproduces its MAMF row with the fraction that
+    reproduces the A100 SXM row at the SXM's boost clock; it lies below the boost clock, and
+    the PCIe card's only other differences from the SXM module are datasheet numbers."""
+    rows = calibrate_gpu._mamf_rows()
+    fraction = calibrate_gpu._bisect(lambda f: calibrate_gpu.mamf_error(rows[("a100", "bf16")], f))
+    assert calibrate_gpu.mamf_error(rows[("a100-pcie", "bf16")], fraction,
+                                    _specs.A100_PCIE_CLOCK) == pytest.approx(0, abs=2e-3)
+    assert _specs.A100_PCIE_CLOCK < gpu.A100.clock_ghz
+    differ = {f for f in ("dram_bandwidth", "sustained_clock_ghz", "tensor_efficiency",
+                          "gemv_dram_efficiency", "kernel_latency", "nvlink_bandwidth")
+              if getattr(gpu.A100, f) != getattr(gpu.A100_PCIE, f)}
+    assert differ == {"dram_bandwidth", "sustained_clock_ghz"}
+
+
+def test_input_rates_are_the_fits():
+    assert calibrate_gpu.input_rates() == pytest.approx(_specs.INPUT_RATE, abs=1e-4)
 
 
 def test_the_tool_reads_calibration_sets_only():

@@ -92,6 +92,28 @@ def test_an_fp8_kv_cache_halves_the_decode_attention_traffic():
         gpu.Deployment(kv_cache="int4")
 
 
+def test_scalar_row_kernels_wait_for_a_round_trip_per_iteration():
+    """Hand count on llama2-7b (hidden 4096, FFN 11008, 32 heads of 128): 1000 token rows on
+    108 SMs are 10 rounds of one row per SM; an RMSNorm row is 4096 / 1024 = 4 dependent loads,
+    SiLU-and-mul 11 (11008 over 1024 threads), the rotary embedding 4 + 4 (2048 Q and 2048 K
+    pairs over 512 threads); each round trip takes the spec's DRAM latency, plus a kernel's
+    fixed time. Vectorized kernels stream at the DRAM rate instead."""
+    llm, work = gpu.LLMS["llama2-7b"], gpu.workload(1, 1000)
+    eager = gpu.Deployment(fusion=False)
+    scalar = gpu.layer_breakdown(A100, llm, dataclasses.replace(eager, row_kernels="scalar"),
+                                 work, launch=0.0)
+    vector = gpu.layer_breakdown(A100, llm, eager, work, launch=0.0)
+    latency, fixed = A100.dram_latency, A100.kernel_latency
+    for name, trips in (("attention_norm", 4), ("activation", 11), ("rotary_embedding", 8)):
+        assert float(scalar[name]) == pytest.approx(10 * trips * latency + fixed, rel=1e-6)
+        assert float(vector[name]) < float(scalar[name])
+    assert float(vector["attention_norm"]) == pytest.approx(
+        4 * 1000 * 4096 / A100.achievable_dram_bandwidth + fixed, rel=1e-6)
+    assert float(scalar["ffn_residual"]) == float(vector["ffn_residual"])  # PyTorch's add
+    with pytest.raises(ValueError, match="row_kernels 'simd' unknown"):
+        gpu.Deployment(row_kernels="simd")
+
+
 def test_unfused_graph_has_the_element_wise_kernels():
     work = gpu.workload(1, 16)
     fused = gpu.layer_breakdown(A100, TINY, gpu.Deployment(), work)

@@ -7,8 +7,9 @@ import pytest
 import xarray as xr
 import yaml
 
-from conftest import ROOT, snakemake
 from experiments import VERDICTS, get, registry
+
+from conftest import ROOT, snakemake
 
 OUTPUTS = ("data/{}.nc", "figures/{}.png", "figures/{}.pdf", "tables/{}.md", "claims/{}.json")
 CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "deviation",
@@ -16,8 +17,10 @@ CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "dev
 
 
 def digests(results):
+    """SHA-256 of every result file (not results/.cache, the reusable, nor job benchmarks)."""
     return {p.relative_to(results): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(results.rglob("*")) if p.is_file()}
+            for p in sorted(results.rglob("*"))
+            if p.is_file() and p.relative_to(results).parts[0] not in (".cache", "benchmarks")}
 
 
 def test_presets_cover_every_registered_experiment():
@@ -84,12 +87,21 @@ def test_snakemake_html_report(quick_run):
     assert all(f"{experiment_id}.png" in html for experiment_id in registry())
 
 
+# One experiment of each kind (numerics, LUT tables, PPA, GPU) and the report: CI regenerates
+# every experiment and compares it with the committed results (tools/check_results.py).
+RERUN_SAMPLE = ("mfnn-fig9", "lut-tablequant", "lut-fig14", "lut-fig17")
+
+
 @pytest.mark.slow
 def test_rerun_gives_identical_files(quick_run):
     results = quick_run / "results"
     before = digests(results)
-    done = snakemake(quick_run, "--config", "preset=quick", "--forceall")
+    done = snakemake(quick_run, "--config", "preset=quick", "--forcerun",
+                     *(f"results/claims/{i}.json" for i in RERUN_SAMPLE))
     assert done.returncode == 0, done.stderr[-5000:]
+    log = done.stdout + done.stderr
+    assert log.count("[lutcore] report:") == 1, "the report was not rebuilt"
+    assert {i for i in registry() if f"[lutcore] {i}: config" in log} == set(RERUN_SAMPLE)
     after = digests(results)
     assert sorted(str(p) for p in before) == sorted(str(p) for p in after)
     changed = [str(p) for p in before if before[p] != after[p]]
@@ -97,11 +109,23 @@ def test_rerun_gives_identical_files(quick_run):
 
 
 @pytest.mark.slow
+def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
+    results = quick_run / "results"
+    declared = {results / pattern.format(i) for i in registry() for pattern in OUTPUTS}
+    declared |= {results / "benchmarks" / f"{i}.tsv" for i in registry()}
+    declared |= {results / "claims.json", results / "REPORT.md"}
+    written = {p for p in results.rglob("*") if p.is_file()
+               and not p.relative_to(results).parts[0] == ".cache"}
+    assert written == declared
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("configfile, config, expected", [
     ("presets: {quick: {mfnn-fig9: {trails: 3}}}", "preset=quick",
      "lutcore config error: presets.quick: mfnn-fig9: unknown key(s) trails; allowed keys: "),
     (None, "preset=fast", "lutcore config error: preset: 'fast' is not one of ['quick', 'full']"),
-    (None, "experiments=[mfnn-fig99]", "lutcore config error: experiments: mfnn-fig99 not in preset"),
+    (None, "experiments=[mfnn-fig99]",
+     "lutcore config error: experiments: mfnn-fig99 not in preset"),
 ], ids=["experiment-key", "preset", "experiment-id"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]

@@ -148,6 +148,12 @@ def test_fp64_kernel_and_errors():
     a, bt = rng.standard_normal((8, 16)), rng.standard_normal((8, 16))
     got = snitch.run_gemm("fp64_fma", a, bt)
     np.testing.assert_allclose(got.c, a @ bt.T, rtol=1e-13)
+    # fmadd.d rounds the product, then the sum, in K order, on every machine (XLA would fuse
+    # them into one FMA where the CPU has one); numpy never fuses
+    acc = np.zeros((8, 8))
+    for x, y in zip(a.T, bt.T):
+        acc = acc + x[:, None] * y[None, :]
+    np.testing.assert_array_equal(np.asarray(got.c), acc)
     with pytest.raises(ValueError, match="allowed: rne"):
         snitch.run_gemm("fp64_fma", a, bt, rounding="rtz")
     with pytest.raises(ValueError, match="bt_bits"):

@@ -5,14 +5,29 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 
 - ``kernel_latency`` (vidur_*.yaml): the median time of Vidur's residual adds under 1 MB (a
   PyTorch element-wise kernel with next to no work: its time is the fixed cost of a kernel);
+- ``dram_latency`` (vidur_*.yaml): the RMSNorms (sarathi-serve's scalar row kernel: one
+  dependent load per thread iteration, one row per SM at a time), seconds = kernel_latency +
+  rounds x loads per row x latency;
 - ``gemm_prologue`` and ``gemv_dram_efficiency`` (vidur_*.yaml): the M = 1 projection GEMMs
   (cuBLAS GEMV-class kernels, DRAM-bound), seconds = kernel_latency + t1 + bytes / (eta x DRAM),
   bytes = the weights, the input row and the output row;
+- ``sustained_clock_ghz`` of the A100 PCIe (mamf_stas00.yaml, its A100 SXM and A100 PCIe BF16
+  rows, like for like: best shapes of the same search): the SM clock at which the tile model
+  reproduces the PCIe row with the 16-bit fraction that reproduces the SXM row at the SXM's
+  boost clock (the 300 W card sustains a lower tensor clock than the 400 W module);
+- ``INPUT_RATE`` (thonking_inputs_a100.yaml): the tensor-core rate with integer and zero inputs
+  relative to random ones, each from one kernel timed with both (a compute-bound 8192^3 GEMM,
+  whose rate follows the power-limited SM clock);
 - ``allreduce_latency`` and ``allreduce_efficiency`` (vidur_allreduce.yaml): single-node
   all-reduces of p GPUs, seconds = t0 + 2 (p - 1) / p x bytes / (eta x NVLink per direction);
 - ``tensor_efficiency`` (vidur_*.yaml): the 16-bit fraction for which the tile model, with
   every other constant as in lutcore.gpu, is unbiased (mean relative error 0) on the
   compute-bound projection GEMMs (M >= 1024), by bisection;
+
+Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
+a100-pcie``, with the evidence); every fraction fitted there (DRAM, tensor) is a fraction of
+the PCIe card's own peak at its own clock and carries over to the A100 SXM4 module (same GA100
+die and memory controllers), whose spec differs only in its datasheet bandwidth and clock.
 - 8-bit fractions (mamf_stas00.yaml, the only 8-bit measurements): the fraction for which the
   tile model reproduces each FP8 MAMF row; and the ratio of the H100's FP8 to its BF16
   fraction, both reproducing their MAMF rows (like for like: best shapes of the same search),
@@ -25,16 +40,21 @@ test recomputes them. Usage: PYTHONPATH=. python tools/calibrate_gpu.py
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 
 import numpy as np
 import yaml
 
 MEASURED = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
-DATASHEET = {"a100": {"dram": 2039e9, "nvlink": 300e9},
-             "h100": {"dram": 3.35e12, "nvlink": 450e9}}  # _specs S1, S2, S4, S5
+# the GPU each Vidur profile set was taken on, and the GPUs of its all-reduce sets
+VIDUR = {"a100-pcie": "vidur_a100.yaml", "h100": "vidur_h100.yaml"}
+ALLREDUCE = {"a100": "a100", "a100-pcie": "a100", "h100": "h100"}
+# the spec whose memory constants a GPU takes from a Vidur set
+MEMORY_FROM = {"a100": "a100-pcie", "a100-pcie": "a100-pcie", "h100": "h100"}
 
 
+@functools.cache
 def _load(name: str) -> dict:
     data = yaml.safe_load((MEASURED / name).read_text())
     if data["role"] != "calibration":
@@ -59,26 +79,41 @@ def _projections(model: dict) -> dict:
             "ffn_down": (model["hidden"], model["ffn"] // tp)}
 
 
+def _spec(name: str):
+    import lutcore.gpu as gpu  # the datasheet numbers and every other constant in place
+
+    return gpu.gpu_spec(name)
+
+
 def vidur_rows(gpu: str):
-    """(add bytes, add seconds), (GEMV bytes, GEMV seconds) of Vidur's profiles of ``gpu``."""
-    adds, gemvs = [], []
-    for entry in _load(f"vidur_{gpu}.yaml")["sets"]:
+    """(add bytes, add seconds), (GEMV bytes, GEMV seconds), (norm round trips, norm seconds)
+    of Vidur's profiles of ``gpu``; a norm's round trips are its rounds of one row per SM times
+    the dependent loads of a row (lutcore.gpu._operators, scalar row kernels)."""
+    adds, gemvs, norms = [], [], []
+    sms = _spec(gpu).sms
+    for entry in _load(VIDUR[gpu])["sets"]:
         model = entry["model"]
+        trips = np.ceil(model["hidden"] / min(model["hidden"], 1024))
         for point in entry["points"]:
             row = dict(zip(entry["columns"], point))
             adds.append((3 * 2.0 * row["tokens"] * model["hidden"], row["ffn_residual"]))
+            norms += [(np.ceil(row["tokens"] / sms) * trips, row[name])
+                      for name in ("attention_norm", "ffn_norm")]
             if row["tokens"] == 1:
                 gemvs += [(2.0 * (n * k + n + k), row[name])
                           for name, (n, k) in _projections(model).items()]
-    return np.array(adds).T, np.array(gemvs).T
+    return np.array(adds).T, np.array(gemvs).T, np.array(norms).T
 
 
 def memory_constants(gpu: str) -> dict:
-    (add_bytes, add_s), (gemv_bytes, gemv_s) = vidur_rows(gpu)
+    (add_bytes, add_s), (gemv_bytes, gemv_s), (trips, norm_s) = vidur_rows(gpu)
     t0 = float(np.median(add_s[add_bytes < 2 ** 20]))
     t1, gemv_per_byte = relative_line(gemv_bytes, gemv_s)
+    # norm seconds = t0 + trips x latency, relative least squares with the intercept t0 fixed
+    latency = float(np.sum(trips * (norm_s - t0) / norm_s ** 2) / np.sum((trips / norm_s) ** 2))
     return {"kernel_latency": t0, "gemm_prologue": t1 - t0,
-            "gemv_dram_efficiency": 1 / (gemv_per_byte * DATASHEET[gpu]["dram"])}
+            "gemv_dram_efficiency": 1 / (gemv_per_byte * _spec(gpu).dram_bandwidth),
+            "dram_latency": latency}
 
 
 def allreduce_constants(gpu: str) -> dict:
@@ -86,34 +121,59 @@ def allreduce_constants(gpu: str) -> dict:
     workers, size, seconds = (np.array(c, float) for c in zip(*entry["points"]))
     t0, per_byte = relative_line(2 * (workers - 1) / workers * size, seconds)
     return {"allreduce_latency": t0,
-            "allreduce_efficiency": 1 / (per_byte * DATASHEET[gpu]["nvlink"])}
+            "allreduce_efficiency": 1 / (per_byte * _spec(gpu).nvlink_bandwidth)}
 
 
-def _bisect(error_at) -> float:
-    """The fraction in [0.3, 1] at which ``error_at(fraction)`` (relative error vs the
-    measurement, falling as the fraction rises) crosses 0."""
-    low, high = 0.3, 1.0
+def input_rates() -> dict:
+    """{inputs: rate relative to random inputs} from the input-data calibration set."""
+    rates = {"random": 1.0}
+    for entry in _load("thonking_inputs_a100.yaml")["sets"]:
+        rows = {row[3]: row[4] for row in entry["points"]}
+        rates.update({kind: tflops / rows["random"] for kind, tflops in rows.items()
+                      if kind != "random"})
+    return rates
+
+
+def _bisect(error_at, low: float = 0.3, high: float = 1.0) -> float:
+    """The value in [low, high] at which ``error_at(value)`` (relative error vs the
+    measurement, falling as the value rises) crosses 0."""
     for _ in range(30):
         mid = (low + high) / 2
         low, high = (mid, high) if error_at(mid) > 0 else (low, mid)
     return (low + high) / 2
 
 
-def mamf_error(entry: dict, fraction: float) -> float:
-    """Relative error of the tile model on a MAMF row with the row's format at ``fraction``."""
+def mamf_error(entry: dict, fraction: float, clock_ghz: float | None = None) -> float:
+    """Relative error of the tile model on a MAMF row with the row's format at ``fraction``
+    (and the SM at ``clock_ghz``, default the spec's)."""
     import lutcore.gpu as gpu  # the model with every other constant in place
 
     (m, n, k, tflops), = entry["points"]
     spec, act = gpu.gpu_spec(entry["device"]), entry["act"]
-    seconds = float(gpu.gemm_latency(_with_efficiency(spec, act, fraction), "cublas", m, n, k,
-                                     act=act, weight_bits=8 * gpu.ACT_BYTES[act]).seconds)
+    spec = _with_efficiency(spec, act, fraction)
+    if clock_ghz is not None:
+        spec = dataclasses.replace(spec, sustained_clock_ghz=clock_ghz)
+    seconds = float(gpu.gemm_latency(spec, "cublas", m, n, k, act=act,
+                                     weight_bits=8 * gpu.ACT_BYTES[act]).seconds)
     return seconds / (2.0 * m * n * k / (tflops * 1e12)) - 1
+
+
+def _mamf_rows() -> dict:
+    return {(e["device"], e["act"]): e for e in _load("mamf_stas00.yaml")["sets"]}
 
 
 def mamf_efficiencies() -> dict:
     """{(gpu, dtype): fraction} with which the tile model reproduces each MAMF row."""
-    return {(entry["device"], entry["act"]): _bisect(lambda f, e=entry: mamf_error(e, f))
-            for entry in _load("mamf_stas00.yaml")["sets"]}
+    return {key: _bisect(lambda f, e=entry: mamf_error(e, f))
+            for key, entry in _mamf_rows().items()}
+
+
+def pcie_sustained_clock() -> float:
+    """GHz at which the A100 PCIe MAMF row is reproduced with the fraction that reproduces the
+    A100 SXM MAMF row at the SXM's boost clock (module doc)."""
+    rows = _mamf_rows()
+    fraction = _bisect(lambda f: mamf_error(rows[("a100", "bf16")], f))
+    return _bisect(lambda c: mamf_error(rows[("a100-pcie", "bf16")], fraction, c), 0.8, 1.6)
 
 
 def vidur_bias(name: str, fraction: float) -> float:
@@ -122,7 +182,7 @@ def vidur_bias(name: str, fraction: float) -> float:
     import lutcore.gpu as gpu
 
     rows = []
-    for entry in _load(f"vidur_{name}.yaml")["sets"]:
+    for entry in _load(VIDUR[name])["sets"]:
         for point in entry["points"]:
             row = dict(zip(entry["columns"], point))
             if row["tokens"] >= 1024:
@@ -143,7 +203,7 @@ def tensor_efficiencies() -> dict:
     """{(gpu, dtype): fraction}: 16-bit from Vidur, 8-bit from the MAMF rows, and
     ("h100", "8-bit ratio") (module doc)."""
     mamf = mamf_efficiencies()
-    out = {(g, "fp16"): vidur_efficiency(g) for g in DATASHEET}
+    out = {(g, "fp16"): vidur_efficiency(g) for g in VIDUR}
     out.update({key: f for key, f in mamf.items() if key[1] == "fp8"})
     out[("h100", "8-bit ratio")] = mamf[("h100", "fp8")] / mamf[("h100", "bf16")]
     return out
@@ -157,11 +217,16 @@ def _with_efficiency(spec, act: str, fraction: float):
 
 
 def constants() -> dict:
-    return {gpu: {**memory_constants(gpu), **allreduce_constants(gpu)} for gpu in DATASHEET}
+    """{gpu: {field: value}} of the memory and all-reduce constants of every calibrated GPU."""
+    memory = {g: memory_constants(g) for g in VIDUR}
+    return {gpu: {**memory[MEMORY_FROM[gpu]], **allreduce_constants(ALLREDUCE[gpu])}
+            for gpu in MEMORY_FROM}
 
 
 if __name__ == "__main__":
     for gpu, values in constants().items():
         print(gpu, ", ".join(f"{k}={v:.4g}" for k, v in values.items()))
+    print("a100-pcie", f"sustained_clock_ghz={pcie_sustained_clock():.4f}")
+    print("input rates", ", ".join(f"{k}={v:.4f}" for k, v in input_rates().items()))
     for (gpu, dtype), fraction in tensor_efficiencies().items():
         print(gpu, dtype, f"efficiency={fraction:.4f}")

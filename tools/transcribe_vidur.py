@@ -41,11 +41,23 @@ PROTOCOL = {
               "common/cuda_timer.py); launch gaps and host time excluded",
     "dtype": "fp16",
     "library": "sarathi-serve kernels on PyTorch (cuBLAS GEMMs via ColumnParallelLinear / "
-               "RowParallelLinear, fused RMSNorm, rotary, SiLU-and-mul kernels)",
+               "RowParallelLinear; RMSNorm, rotary and SiLU-and-mul as sarathi-serve's scalar "
+               "row kernels, csrc/*.cu: deployment row_kernels scalar; residual add: PyTorch)",
     "clocks": "default application clocks (not locked; not stated)",
 }
-FORM = {"a100": "A100 80GB SXM4 (the paper's Azure NDm A100 v4 nodes)",
-        "h100": "H100 80GB SXM5 (the paper's DGX H100 nodes)"}
+# The GPU each profile folder was measured on. Vidur's docs/profiling.md: "For compute profiling,
+# only the SKU matters not the network configuration of the node. So, we don't discriminate
+# between a100_pair_nvlink (Azure Standard_NC96ads_A100_v4 with 4 A100s) and a100_dgx ... the
+# same compute data is used in both in the folder called a100", a100_pair_nvlink being "4 80GB
+# A100 PCIe GPUs"; commit 2bb7a08 added the Llama-3 A100 profiles "on a100_pairwise_nvlink ...
+# only on 4xA100"; and the M = 1 projections (DRAM-bound) of Llama-2-70B and Llama-3-70B, which
+# have the same shapes, agree within 1 % (an SXM4's 2,039 GB/s against a PCIe card's 1,935 would
+# show as 5 %): the A100 folder is PCIe cards. The H100 folder is DGX H100 (README) and reaches
+# 894 TFLOPS, above the H100 NVL's and PCIe's 835 / 756 TFLOPS peaks: SXM.
+DEVICE = {"a100": "a100-pcie", "h100": "h100"}
+FORM = {"a100": "A100 80GB PCIe, 300 W (Azure Standard_NC96ads_A100_v4: 4 cards, pairwise "
+                "NVLink), see tools/transcribe_vidur.py for the evidence",
+        "h100": "H100 80GB SXM5 (DGX H100)"}
 
 
 def _git(gitdir: str, *args: str) -> str:
@@ -79,12 +91,13 @@ def transcribe(gitdir: str, commit: str, gpu: str) -> dict:
             points.sort()
             sets.append({"name": f"{model.split('/')[1]} tp{tp}", "kind": "layer_operators",
                          "file": path, "model": dict(shape, tensor_parallel=tp),
+                         "deployment": {"row_kernels": "scalar"},
                          "columns": ["tokens"] + list(OPERATORS.values()),
                          "units": "seconds", "points": points})
     return {"source": f"microsoft/vidur@{commit}",
             "citation": "A. Agrawal et al., Vidur: A Large-Scale Simulation Framework for LLM "
                         "Inference, MLSys 2024",
-            "role": "calibration", "device": gpu, "form_factor": FORM[gpu],
+            "role": "calibration", "device": DEVICE[gpu], "form_factor": FORM[gpu],
             "protocol": PROTOCOL, "sets": sets}
 
 

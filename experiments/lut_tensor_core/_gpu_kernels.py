@@ -4,7 +4,7 @@ the projection shapes M0-M3 of a model layer, tensor-core areas per SM."""
 from __future__ import annotations
 
 import lutcore.gpu as gpu
-from experiments._framework import ConfigError
+from experiments import ConfigError
 from experiments.lut_tensor_core._tc_area import sm_arrays
 
 SHAPE_NAMES = ("M0", "M1", "M2", "M3")  # the layer's projections in execution order

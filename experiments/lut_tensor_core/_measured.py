@@ -29,7 +29,7 @@ import numpy as np
 import yaml
 
 import lutcore.gpu as gpu
-from experiments._framework import REFERENCE_DIR
+from experiments import REFERENCE_DIR
 
 MEASURED_DIR = REFERENCE_DIR / "measured"
 ROLES = ("calibration", "validation")
@@ -116,21 +116,31 @@ def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
 
 
 def gemm_points(data: dict, entry: dict):
-    """(labels, categories, measured, modeled) of a ``gemm`` set."""
+    """(labels, categories, measured, modeled) of a ``gemm`` set: columns m, n, k, optionally
+    ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the set's, else random), and
+    the measurement; the set's ``persistent`` (default true) as ``gemm_latency``'s."""
     spec = gpu.gpu_spec(_device(data, entry))
-    rows = np.array(entry["points"], dtype=float)
-    m, n, k = rows[:, 0], rows[:, 1], rows[:, 2]
-    if entry["columns"][-1] == "tflops":
-        measured = 2 * m * n * k / (rows[:, -1] * 1e12)
+    columns = entry["columns"]
+    rows = [dict(zip(columns, point)) for point in entry["points"]]
+    m, n, k = (np.array([row[c] for row in rows], dtype=float) for c in "mnk")
+    value = np.array([row[columns[-1]] for row in rows], dtype=float)
+    if columns[-1] == "tflops":
+        measured = 2 * m * n * k / (value * 1e12)
     else:
-        measured = _seconds(entry["columns"], rows)
+        measured = _seconds(columns, value[:, None])
     kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
     bits = entry.get("weight_bits", 8 * gpu.ACT_BYTES[act])
     overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
-    modeled = np.asarray(gpu.gemm_latency(spec, kernel, m, n, k, act=act,
-                                          weight_bits=bits).seconds) + overhead
+    inputs = [row.get("inputs", entry.get("inputs", "random")) for row in rows]
+    modeled = np.zeros_like(measured)
+    for kind in sorted(set(inputs)):
+        pick = np.array([i == kind for i in inputs])
+        modeled[pick] = np.asarray(gpu.gemm_latency(
+            spec, kernel, m[pick], n[pick], k[pick], act=act, weight_bits=bits, inputs=kind,
+            persistent=entry.get("persistent", True)).seconds) + overhead
     category = "gemm" if kernel == "cublas" else "mpgemm"
-    labels = [f"{entry['name']}: {int(a)}x{int(b)}x{int(c)}" for a, b, c in zip(m, n, k)]
+    labels = [f"{entry['name']}: {int(a)}x{int(b)}x{int(c)}"
+              + (f" {i}" if "inputs" in columns else "") for a, b, c, i in zip(m, n, k, inputs)]
     return labels, [category] * len(labels), measured, modeled
 
 

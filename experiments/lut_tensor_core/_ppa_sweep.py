@@ -24,7 +24,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import ConfigError
+from experiments import ConfigError
 
 NODE, FREQ_GHZ = "28nm", 1.0  # the paper's synthesis target (Sec. 4.1.1)
 CLOCK_GHZ = FREQ_GHZ  # every design is closed at the clock it is evaluated at

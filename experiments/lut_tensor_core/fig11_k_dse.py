@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, FREQ_GHZ, LIBRARY_LABELS,
                                                   LIBRARY_MARKERS, PRIMARY, check_config,
                                                   library_claims, library_tables, per_library,

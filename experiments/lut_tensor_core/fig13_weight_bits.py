@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, COLORS, LIBRARY_LABELS,
                                                   LIBRARY_MARKERS, METHOD_LABELS, PRIMARY,
                                                   check_config, library_claims, library_tables,

@@ -21,7 +21,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments._framework import markdown_table, paper_claim, reference
+from experiments import markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (COLORS, LIBRARY_LABELS, LIBRARY_MARKERS,
                                                   METHOD_LABELS, PRIMARY, best_shapes,
                                                   check_config, library_claims, library_tables,

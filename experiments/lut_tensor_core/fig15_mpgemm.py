@@ -1,10 +1,11 @@
 """mpGEMM on A100 with LUT Tensor Cores of 1x-8x array size (LUT Tensor Core Fig. 15).
 
-M = 2048, N = 27648, K = 5120 (LLAMA2-13B FFN up+gate) for A_FP16 and A_INT8, priced by the
-``lutcore.gpu`` tile model instead of Accel-Sim: the MAC tensor core's ideal peak and its
-cuBLAS-like kernel (W in the activation format), and per LUT array scale and weight bits the
-LUT ideal peak (bit-serial LMMA throughput), the modeled LUT kernel (elongated tiles chosen under
-the register, shared-memory and bandwidth limits) and the same with doubled registers (DRM).
+M = 2048, N = 27648, K = 5120 (LLAMA2-13B's FFN up projection fused with its gate, over 2048
+tokens) for A_FP16 and A_INT8, priced by the ``lutcore.gpu`` tile model instead of Accel-Sim:
+the MAC tensor core's ideal peak and its cuBLAS-like kernel (W in the activation format), and
+per LUT array scale and weight bits the LUT ideal peak (bit-serial LMMA throughput), the modeled
+LUT kernel (elongated tiles chosen under the register, shared-memory and bandwidth limits) and
+the same with doubled registers (DRM), with the CTA and warp tiles each picks.
 Areas: tensor-core arrays per SM at 28nm from ``lutcore.ppa`` at their best power-of-two shape
 (``_tc_area``; MAC arrays sized to A100's tensor-core throughput, LUT arrays to scale x 512), at
 the paper's design boundary (the headline columns) and with the full accounting; the W_INT1
@@ -24,7 +25,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments._framework import markdown_table, paper_claim, reference
+from experiments import markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
 from experiments.lut_tensor_core._ppa_sweep import (LIBRARIES, LIBRARY_LABELS, PRIMARY,
                                                   library_claims)
@@ -34,10 +35,14 @@ ID = "lut-fig15"
 TITLE = "mpGEMM runtime and area with 1x-8x LUT Tensor Cores on A100 (LUT Tensor Core Fig. 15)"
 PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
-CLAIMS = ("int1_fp16_beats_mac", "drm_relieves_registers", "area_fraction_sec1", "roofline_area",
-          "area_fractions")
+CLAIMS = ("int1_fp16_beats_mac", "drm_relieves_registers", "gemm_shape", "tile_shapes_int1_int8",
+          "area_fraction_sec1", "roofline_area", "area_fractions")
 AREA_TOLERANCE = 0.5  # relative: our 45nm-cell PPA model vs the paper's TSMC 28nm synthesis
 BARS = ("ideal", "modeled", "drm")
+KERNEL_BARS = BARS[1:]  # the bars a tile-model kernel prices
+TILE = ("tm", "tn", "tk", "wm", "wn")  # CTA tile M x N x K and its warp tile M x N
+SOURCE_MODEL = "llama2-13b"  # Sec. 4.3: "The mpGEMM shape is extracted from LLAMA2-13B"
+SHAPE = {g.name: g for g in gpu.layer_gemms(gpu.llm_shape(SOURCE_MODEL), 2048)}["ffn_up"]
 BOUNDARIES = ("paper", "full")
 W1_SIZES = (256, 512, 1024, 2048, 4096)  # lookups per tensor core: 1x-8x under both 1x
 
@@ -73,9 +78,9 @@ class Config:
     core's M x N x K = 512); activations: fp16 / int8; weight_bits: W_INT bits."""
 
     gpu: str = "a100"
-    m: int = 2048
-    n: int = 27648
-    k: int = 5120
+    m: int = SHAPE.m
+    n: int = SHAPE.n
+    k: int = SHAPE.k
     scales: tuple[int, ...] = (1, 2, 4, 8)
     activations: tuple[str, ...] = ("fp16", "int8")
     weight_bits: tuple[int, ...] = (1, 2, 4)
@@ -94,6 +99,7 @@ def run(config: Config) -> xr.Dataset:
     shape = (config.m, config.n, config.k)
     acts, bits, scales = config.activations, config.weight_bits, config.scales
     lut = np.zeros((len(acts), len(bits), len(scales), len(BARS)))
+    tiles = np.zeros((len(acts), len(bits), len(scales), len(KERNEL_BARS), len(TILE)))
     mac = np.zeros((len(acts), 2))
     area = areas(config, base)
     for a, act in enumerate(acts):
@@ -104,11 +110,12 @@ def run(config: Config) -> xr.Dataset:
         luts = [gpu.with_lut_tensor_core(base, scale, act) for scale in scales]
         for b, wb in enumerate(bits):
             for s, spec in enumerate(luts):
-                lut[a, b, s] = (
-                    flops / spec.lut_peak(wb),
-                    *(float(gpu.gemm_latency(variant, "lut_tensor_core", *shape, act=act,
-                                             weight_bits=wb).seconds)
-                      for variant in (spec, gpu.with_double_registers(spec))))
+                kernels = [gpu.gemm_latency(variant, "lut_tensor_core", *shape, act=act,
+                                            weight_bits=wb)
+                           for variant in (spec, gpu.with_double_registers(spec))]
+                lut[a, b, s] = (flops / spec.lut_peak(wb), *(float(r.seconds) for r in kernels))
+                tiles[a, b, s] = [[float(r.tile_m), float(r.tile_n), float(r.tile_k),
+                                   float(r.warp_m), float(r.warp_n)] for r in kernels]
     return xr.Dataset(
         {"lut_ms": (("activation", "weight_bits", "scale", "bar"), lut * 1e3, {"units": "ms"}),
          "mac_ms": (("activation", "mac_bar"), mac * 1e3, {"units": "ms"}),
@@ -123,10 +130,14 @@ def run(config: Config) -> xr.Dataset:
          "w1_area": (("library", "boundary", "activation", "lookups"), area["w1"], {
              "units": "mm^2 per SM, 28nm", "long_name": "W_INT1 LUT arrays of each size (1-bit "
                                                         "lookups per tensor core per clock)"}),
+         "lut_tile": (("activation", "weight_bits", "scale", "kernel_bar", "tile"), tiles,
+                      {"long_name": "CTA tile (tm, tn, tk) and warp tile (wm, wn) the modeled "
+                                    "LUT kernel picks"}),
          "efficiency": (("activation",), [base.efficiency(act) for act in acts],
                         {"long_name": "achievable fraction of the tensor / LUT-array peak"})},
         coords={"activation": list(acts), "weight_bits": list(bits), "scale": list(scales),
                 "bar": list(BARS), "mac_bar": ["ideal", "cublas"],
+                "kernel_bar": list(KERNEL_BARS), "tile": list(TILE),
                 "library": list(LIBRARIES), "boundary": list(BOUNDARIES),
                 "lookups": list(W1_SIZES)},
         attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k})
@@ -245,6 +256,9 @@ def claims(ds: xr.Dataset):
              f"{bool((gain >= 0.999).all())}",
         holds=helped > 0 and bool((gain >= 0.999).all()),
         tolerance="DRM faster where the modeled kernel misses its peak, never slower"))
+    out.append(_shape_claim(module, ds))
+    if "int8" in ds.activation.values and 1 in ds.weight_bits.values:
+        out.append(_tile_claim(module, ds))
     return out + library_claims(functools.partial(_area_claims, module), ds)
 
 
@@ -308,3 +322,62 @@ def _area_claims(module, ds):
                   f"says {stated[1]} % where Sec. 4.3 says {stated[0]} % for the same comparison"
         if shown else "")]
 
+
+def _shape_claim(module, ds: xr.Dataset):
+    """Which projection of the source model's layer the paper's N x K is."""
+    paper = reference(PAPER, ID, "gemm_shape").value
+    model = gpu.llm_shape(SOURCE_MODEL)
+    layer = gpu.layer_gemms(model, paper["m"])[:4]  # the decoder layer's weight GEMMs
+    found = [g.name for g in layer if (g.n, g.k) == (paper["n"], paper["k"])]
+    gated = " (up and gate fused)" if found == ["ffn_up"] and model.gated else ""
+    return paper_claim(
+        module, "gemm_shape",
+        ours=(f"N{paper['n']} K{paper['k']} is {SOURCE_MODEL}'s {found[0]} projection{gated}"
+              if found else f"no projection of {SOURCE_MODEL} is N{paper['n']} x K{paper['k']}")
+             + f", M = {paper['m']} token rows; its layer (hidden {model.hidden}, FFN "
+             f"{model.ffn}): " + ", ".join(f"{g.name} N{g.n} K{g.k}" for g in layer)
+             + f"; this run: M{ds.attrs['m']} N{ds.attrs['n']} K{ds.attrs['k']}",
+        holds=bool(found), tolerance="N and K exactly those of one projection of the layer")
+
+
+def _tile_text(values) -> str:
+    """"[tm, tn, tk] / [wm, wn]" of a ``TILE`` vector."""
+    return "[{}, {}, {}] / [{}, {}]".format(*(int(v) for v in values))
+
+
+def _tile_claim(module, ds: xr.Dataset):
+    """Whether the tile model admits the paper's W_INT1 A_INT8 tile, and what it picks."""
+    paper = reference(PAPER, ID, "tile_shapes_int1_int8").value
+    block, warp = tuple(paper["thread_block"]), tuple(paper["warp"][:2])
+    spec = gpu.with_lut_tensor_core(gpu.gpu_spec(ds.attrs["gpu"]), 1, "int8")
+    variants = (spec, gpu.with_double_registers(spec))
+    # the tile's needs do not depend on the array size or the register file, its fit does
+    fits = [bool(gpu.tile_occupancy(v, "lut_tensor_core", block, warp, act="int8",
+                                    weight_bits=1).feasible) for v in variants]
+    occ = gpu.tile_occupancy(spec, "lut_tensor_core", block, warp, act="int8", weight_bits=1)
+    cta_kib = float(occ.registers * occ.threads) * 4 / 1024  # 4-byte registers
+    tiles = ds.lut_tile.sel(activation="int8", weight_bits=1)
+    picks = "; ".join(f"{int(scale)}x{' DRM' if bar == 'drm' else ''} "
+                      + _tile_text(tiles.sel(scale=scale, kernel_bar=bar).values)
+                      for scale in ds.scale.values for bar in KERNEL_BARS)
+    rows = tiles.sel(tile="wm").values
+    fit_text = ", ".join(f"{v.max_registers_per_thread} per thread and {v.registers // 1024} KiB "
+                         f"per SM{' (DRM)' if v.register_scale > 1 else ''}: "
+                         f"{'fits' if ok else 'does not fit'}" for ok, v in zip(fits, variants))
+    limit = max(v.max_registers_per_thread for v in variants)
+    alone = "on their own" if occ.accumulators > limit else "with its operand fragments"
+    return paper_claim(
+        module, "tile_shapes_int1_int8",
+        ours=f"the paper's tile on the LUT {ds.attrs['gpu'].upper()} (W_INT1 A_INT8, any array "
+             f"size) needs {float(occ.registers):.0f} registers per thread, "
+             f"{float(occ.accumulators):.0f} of them accumulators of the {warp[0]} x {warp[1]} "
+             f"warp tile, and {cta_kib:.0f} KiB per CTA; {fit_text}. The model picks "
+             f"(CTA M, N, K / warp M, N): {picks}",
+        holds=any(fits), tolerance="the tile model admits the paper's tile (with or without DRM)",
+        deviation="" if any(fits) else (
+            f"a warp tile's 4-byte accumulators are spread over its 32 threads: those of the "
+            f"paper's {warp[0]}-row warp tile exceed {alone} the {limit} registers per thread "
+            f"of DRM, while the model's picks keep {int(rows.min())}-{int(rows.max())} rows "
+            "per warp tile. The authors' Accel-Sim flow (see the source) traced an FP16 "
+            "stand-in of this tile with N / 8 and FP16 accumulators, so the simulation never "
+            "held the LUT tile's accumulators"))

@@ -17,7 +17,7 @@ import xarray as xr
 
 import lutcore.lut as lut
 import lutcore.numerics as nm
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-fig3"
 TITLE = "Naive LUT-based mpGEMM tile: FP16 activations, INT1 weights (LUT Tensor Core Fig. 3)"

@@ -19,7 +19,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments._framework import markdown_table, paper_claim
+from experiments import markdown_table, paper_claim
 from experiments.lut_tensor_core._gpu_kernels import (check_choice, check_positive,
                                                       layer_shapes)
 

@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-fig7"
 TITLE = "Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size (LUT Tensor Core Fig. 7, Eqs. 2-6)"

@@ -20,7 +20,7 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 import lutcore.lut as lut
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-memory"
 TITLE = "Weight memory of the LLMs by weight bits vs GPU memory (LUT Tensor Core Sec. 2.1)"

@@ -40,7 +40,7 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from lutcore.ppa import _cells, synth
-from experiments._framework import ConfigError, markdown_table, paper_claim
+from experiments import ConfigError, markdown_table, paper_claim
 
 ID = "lut-synth"
 TITLE = ("Structural cost model vs Yosys synthesis of the same units, unconstrained and at the "

@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-tables"
 TITLE = "Table entries, tile storage and precompute redundancy (LUT Tensor Core Sec. 3.1, Eqs. 7-8)"

@@ -9,7 +9,7 @@ makes every size it names a GEMM whose two input matrices have the named shape.
 from __future__ import annotations
 
 import lutcore.snitch as snitch
-from experiments._framework import ConfigError
+from experiments import ConfigError
 
 
 def parse_size(size: str) -> tuple[int, int, int]:

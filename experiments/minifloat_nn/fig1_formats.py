@@ -17,7 +17,7 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 import lutcore.numerics as nm
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "mfnn-fig1"
 TITLE = "FP formats and the MiniFloat-NN operations supporting them (MiniFloat-NN Fig. 1, Table I)"

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments._framework import ConfigError, markdown_table, paper_claim
+from experiments import ConfigError, markdown_table, paper_claim
 
 ID = "mfnn-fig9"
 TITLE = "Accumulation accuracy of ExSdotp vs two cascaded ExFMA (MiniFloat-NN Fig. 9, Table IV)"

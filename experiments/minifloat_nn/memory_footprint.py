@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.snitch as snitch
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.minifloat_nn._snitch_sizes import check_sizes, parse_size
 
 ID = "mfnn-memory"

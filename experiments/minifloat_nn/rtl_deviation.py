@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "mfnn-rtl"
 TITLE = "Where the ExSdotp unit departs from correct rounding (FPnew RTL vs IEEE 754, issue #8)"

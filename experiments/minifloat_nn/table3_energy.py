@@ -33,7 +33,7 @@ import xarray as xr
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
 import lutcore.snitch as snitch
-from experiments._framework import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "mfnn-table3"
 TITLE = "Cluster and FPU energy efficiency (MiniFloat-NN Table III)"

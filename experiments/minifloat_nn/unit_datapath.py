@@ -23,7 +23,7 @@ import xarray as xr
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
 import lutcore.snitch as snitch
-from experiments._framework import markdown_table, paper_claim, reference
+from experiments import markdown_table, paper_claim, reference
 
 ID = "mfnn-unit"
 TITLE = ("ExSdotp unit and SIMD wrapper: register packing, lanes, peak FLOP, datapath widths "

@@ -8,22 +8,23 @@ are the entry points.
 
 from ._kernels import (ACT_BYTES, BANK_CONFLICT, KERNELS, PRECOMPUTE, WORK, candidates,
                        default_lut_bits, expected_bank_conflict, gemm_latency, hardware,
-                       is_lut_kernel, lut_precompute_adds, lut_table_bytes, peak_ops)
+                       is_lut_kernel, lut_precompute_adds, lut_table_bytes, peak_ops,
+                       tile_occupancy)
 from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
-from ._specs import (A100, GPUS, H100, H200, LUT_ARRAY_1X, LUT_SCALES, RTX3090,
-                     TENSOR_CORES_PER_SM, GPUSpec, gpu_spec, with_double_registers,
-                     with_lut_tensor_core)
-from ._tiles import GemmLatency, Hardware, Work, tile_model
+from ._specs import (A100, A100_PCIE, GPUS, H100, H200, INPUT_DATA, INPUT_RATE, LUT_ARRAY_1X,
+                     LUT_SCALES, RTX3090, TENSOR_CORES_PER_SM, GPUSpec, gpu_spec,
+                     with_double_registers, with_lut_tensor_core)
+from ._tiles import GemmLatency, Hardware, Occupancy, Work, tile_model
 
 __all__ = [
     "ACT_BYTES", "BANK_CONFLICT", "KERNELS", "PRECOMPUTE", "WORK", "candidates",
     "default_lut_bits", "expected_bank_conflict", "gemm_latency", "hardware", "is_lut_kernel",
-    "lut_precompute_adds", "lut_table_bytes", "peak_ops",
+    "lut_precompute_adds", "lut_table_bytes", "peak_ops", "tile_occupancy",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
-    "A100", "GPUS", "H100", "H200", "LUT_ARRAY_1X", "LUT_SCALES", "RTX3090",
-    "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
+    "A100", "A100_PCIE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE", "LUT_ARRAY_1X",
+    "LUT_SCALES", "RTX3090", "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
     "with_lut_tensor_core",
-    "GemmLatency", "Hardware", "Work", "tile_model",
+    "GemmLatency", "Hardware", "Occupancy", "Work", "tile_model",
 ]
 
 # end-to-end simulator

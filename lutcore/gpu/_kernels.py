@@ -30,8 +30,9 @@ import numpy as np
 
 from lutcore.lut import make_scheme, op_counts
 
-from ._specs import GPUSpec
-from ._tiles import SMEM_BANKS, GemmLatency, Hardware, Work, candidate_table, tile_model
+from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec
+from ._tiles import (SMEM_BANKS, STAGES, GemmLatency, Hardware, Occupancy, Work, candidate_table,
+                     occupancy, tile_model)
 
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core")
 PRECOMPUTE = ("fused", "separate")
@@ -133,11 +134,14 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
 
 
 def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
-             lut_bits: int | None = None) -> Hardware:
-    """The ``Hardware`` of ``kernel`` on ``gpu`` for ``act`` x ``weight_bits``-bit weights.
+             lut_bits: int | None = None, inputs: str = "random") -> Hardware:
+    """The ``Hardware`` of ``kernel`` on ``gpu`` for ``act`` x ``weight_bits``-bit weights and
+    ``inputs`` data (``INPUT_DATA``: the power-limited SM clock depends on it, ``INPUT_RATE``).
     The LUT arrays are assumed to reach the fraction of their peak that the MAC tensor cores
     reach on the same activation format (same SM operand delivery and clock behaviour; no LUT
     hardware to measure)."""
+    if inputs not in INPUT_DATA:
+        raise ValueError(f"inputs {inputs!r} unknown; allowed values: {', '.join(INPUT_DATA)}")
     w_bytes = weight_bits / 8
     if kernel == "lut_tensor_core":
         a_bytes = lut_table_bytes(lut_bits or default_lut_bits(act))
@@ -149,12 +153,13 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
         if kernel == "dequant":
             w_bytes += SCALE_BYTES / DEQUANT_GROUP
     values = dict(
-        sms=gpu.sms, clock=gpu.sm_clock, registers=gpu.registers,
+        sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[inputs], registers=gpu.registers,
         max_registers_per_thread=gpu.max_registers_per_thread, smem=gpu.smem,
         smem_bytes_per_clock=gpu.smem_bytes_per_clock, fp16_lanes=gpu.fp16_lanes,
         int32_lanes=gpu.int32_lanes, l2=gpu.l2, l2_bandwidth=gpu.l2_bandwidth,
         dram_bandwidth=gpu.gemm_dram_bandwidth, cuda_core_flops=gpu.cuda_core_flops,
-        kernel_latency=gpu.kernel_latency + gpu.gemm_prologue, mma_warps=gpu.mma_warps,
+        kernel_latency=gpu.kernel_latency, tile_prologue=gpu.gemm_prologue,
+        mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,
         w_bytes=w_bytes, weight_bits=weight_bits, macs=macs)
     return Hardware(**{name: np.asarray(v, float) for name, v in values.items()})
@@ -188,25 +193,49 @@ def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
 
 def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
                  weight_bits: int = 16, precompute: str = "fused",
-                 lut_bits: int | None = None) -> GemmLatency:
+                 lut_bits: int | None = None, inputs: str = "random",
+                 persistent: bool = True) -> GemmLatency:
     """Latency of C[m, n] = A[m, k] W[n, k]^T by ``kernel`` on ``gpu``.
 
     m, n, k: scalars or arrays (broadcast; jit/vmap-able). act: activation format (fp16, bf16,
     int8, fp8); weight_bits: 16/8 for cublas (= the activation format), 1-4 or 8 for the
     mixed-precision kernels; precompute: LUT Tensor Core tables ``"fused"`` into the producer
-    or a ``"separate"`` kernel; lut_bits: table entry width (default ``default_lut_bits``).
+    or a ``"separate"`` kernel; lut_bits: table entry width (default ``default_lut_bits``);
+    inputs: the operands' data, ``"random"`` (trained weights, activations), ``"integer"`` or
+    ``"zeros"`` (synthetic benchmarks; a power-limited GPU clocks higher on them);
+    persistent: persistent stream-K kernels are candidates (False: a grid of one CTA per output
+    tile, each paying its own pipeline fill and epilogue).
 
     A plain function: the tile model (``_tiles.tile_model``) is compiled once per kernel, and
     the spec's numbers enter as arrays (``hardware``), so GPU variants share one compilation.
     """
     check_kernel(gpu, kernel, act, weight_bits, precompute)
     lut_bits = lut_bits or default_lut_bits(act)
-    result = _bucketed(hardware(gpu, kernel, act, weight_bits, lut_bits), m, n, k,
-                       WORK[kernel])
+    result = _bucketed(hardware(gpu, kernel, act, weight_bits, lut_bits, inputs), m, n, k,
+                       WORK[kernel]._replace(persistent=persistent))
     if kernel != "lut_tensor_core" or precompute == "fused":
         return result
     pre = precompute_seconds(gpu, np.broadcast_to(m, np.shape(result.seconds)), k, lut_bits)
     return result._replace(seconds=result.seconds + pre, precompute=pre + 0 * result.seconds)
+
+
+def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: str = "fp16",
+                   weight_bits: int = 16, stages: int = STAGES,
+                   lut_bits: int | None = None) -> Occupancy:
+    """Registers per thread (and of them accumulators), threads, shared memory per CTA, resident
+    CTAs per SM and feasibility of one CTA tile ``tile`` = (tm, tn, tk) of ``kernel`` on ``gpu``,
+    cut into MMA group tiles ``warp`` = (wm, wn) of one warp each, ``stages`` k-slabs deep: the
+    tile model's ``occupancy`` of a tile it may not offer itself (e.g. a paper's). Scalars."""
+    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0])
+    (tm, tn, tk), (wm, wn) = tile, warp
+    if min(tm, tn, tk, wm, wn, stages) < 1 or tm % wm or tn % wn:
+        raise ValueError(f"tile {tile} must be positive and cut into whole warp tiles {warp}")
+    candidate = {"tm": tm, "tn": tn, "tk": tk, "stages": stages, "wm": wm, "wn": wn,
+                 "warps": (tm // wm) * (tn // wn), "group": 0}  # group 0: any architecture
+    hw = hardware(gpu, kernel, act, weight_bits, lut_bits or default_lut_bits(act))
+    occ = occupancy(hw, {name: np.array([value], float) for name, value in candidate.items()},
+                    WORK[kernel])
+    return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})
 
 
 def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int = 16) -> float:

@@ -12,6 +12,14 @@ and of the model's edges (``Operator`` lists); ``lutcore.gpu._simulator`` prices
   an all-reduce of the activations after the output projection and after FFN down
   (Megatron-LM, Shoeybi et al. 2019, §3).
 
+Memory-bound kernels stream at the achievable DRAM rate (vectorized loads keep enough bytes in
+flight), or, with ``row_kernels="scalar"``, run as vLLM / sarathi-serve's row kernels do
+(csrc/layernorm_kernels.cu, activation_kernels.cu, pos_encoding_kernels.cu): one CTA per token
+row of min(width, 1024) threads (512 for the rotary embedding), each thread looping over its
+row with one 2-byte load per iteration that it waits for before the next, so a row costs
+``row_trips`` dependent DRAM round trips; Vidur's profiles of these kernels grow in steps of
+one row per SM (one such CTA resident per SM), the rounds of rows the ``_simulator`` prices.
+
 Kernel fusion (``fusion=True``): the residual add joins the next norm, the activation and the
 rotary embedding join the producing GEMM's epilogue. The table precompute of a LUT kernel is
 either its own kernel (``precompute="separate"``: reads the activations, writes the tables) or
@@ -30,6 +38,8 @@ from ._kernels import default_lut_bits, lut_precompute_adds, lut_table_bytes
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
+ROW_KERNELS = ("vectorized", "scalar")
+ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = 2.0  # activations between operators, scores, FP16 weights
 KV_BYTES = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}  # KV-cache element formats
 # CUDA-core operations per output element (first principles): LayerNorm/RMSNorm mean,
@@ -54,7 +64,8 @@ class Deployment:
     GEMMs, as eager PyTorch); kv_cache: KV-cache element format (``KV_BYTES``); cuda_graphs: the
     forward pass is one CUDA graph (one host launch) instead of one host launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
-    that the GPU waits for.
+    that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
+    rotary kernels (module doc).
     """
 
     kernel: str = "cublas"
@@ -69,6 +80,7 @@ class Deployment:
     kv_cache: str = "fp16"
     cuda_graphs: bool = False
     step_overhead: float = 0.0
+    row_kernels: str = "vectorized"
 
     def __post_init__(self):
         if self.precompute not in PRECOMPUTE_TREATMENTS:
@@ -84,6 +96,9 @@ class Deployment:
                              f"{', '.join(KV_BYTES)}")
         if self.step_overhead < 0:
             raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
+        if self.row_kernels not in ROW_KERNELS:
+            raise ValueError(f"row_kernels {self.row_kernels!r} unknown; allowed values: "
+                             f"{', '.join(ROW_KERNELS)}")
 
     @property
     def table_bits(self) -> int:
@@ -115,7 +130,9 @@ class Operator(NamedTuple):
     x k, ``count`` identical GEMMs), ``"attention"`` (FP16 activation x activation GEMMs,
     ``count`` batched instances of m x n x k), ``"memory"`` (roofline: ``dram_bytes``,
     ``cuda_flops``) or ``"collective"`` (an all-reduce of ``dram_bytes`` over the deployment's
-    GPUs). ``launches``: kernel launches it costs (0 when fused into its producer)."""
+    GPUs). ``launches``: kernel launches it costs (0 when fused into its producer). ``rows``,
+    ``row_trips``: a row kernel's rows (CTAs) and dependent DRAM round trips per row (module
+    doc; 0 for other kernels)."""
 
     name: str
     kind: str
@@ -126,17 +143,28 @@ class Operator(NamedTuple):
     dram_bytes: jnp.ndarray = 0.0
     cuda_flops: jnp.ndarray = 0.0
     launches: float = 1.0
+    rows: jnp.ndarray = 0.0
+    row_trips: jnp.ndarray = 0.0
 
     @property
     def sizes(self) -> tuple:
         """The array fields (they broadcast to the workload's shape)."""
-        return (self.m, self.n, self.k, self.count, self.dram_bytes, self.cuda_flops)
+        return (self.m, self.n, self.k, self.count, self.dram_bytes, self.cuda_flops,
+                self.rows, self.row_trips)
 
 
-def _memory(name, read_elements, write_elements, flops_per_element, *, launches=1.0):
-    """A memory-bound operator on FP16 elements."""
+def _memory(name, read_elements, write_elements, flops_per_element, *, launches=1.0,
+            rows=0.0, row_trips=0.0):
+    """A memory-bound operator on FP16 elements (a row kernel: ``rows``, ``row_trips``)."""
     return Operator(name, "memory", dram_bytes=(read_elements + write_elements) * FP16_BYTES,
-                    cuda_flops=flops_per_element * write_elements, launches=launches)
+                    cuda_flops=flops_per_element * write_elements, launches=launches,
+                    rows=rows, row_trips=row_trips)
+
+
+def row_trips(width, threads=ROW_THREADS):
+    """Dependent loads per thread of a row kernel over ``width`` elements (or pairs) with
+    min(width, threads) threads."""
+    return jnp.ceil(width / jnp.minimum(width, threads))
 
 
 class Shapes(NamedTuple):
@@ -201,8 +229,10 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                             launches=split * 1.0))
 
     # attention block: [residual add +] norm, QKV projection [+ RoPE], attention, output proj.
+    norm_trips = row_trips(hidden)
     ops.append(_memory("attention_norm", rows * hidden * residual_in,
-                       rows * hidden * residual_in, NORM_FLOPS))
+                       rows * hidden * residual_in, NORM_FLOPS, rows=rows,
+                       row_trips=norm_trips))
     precompute("qkv_projection", hidden)
     if deployment.fused_qkv:
         ops.append(Operator("qkv_projection", "gemm", rows, qkv_width, hidden))
@@ -212,8 +242,12 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                          count=2.0, launches=2.0)]
     if not fused:  # RoPE on Q and K (models without it: zero work, no launch)
         q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
+        pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
+        threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
+        trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)
         ops.append(_memory("rotary_embedding", q_and_k, q_and_k, ROPE_FLOPS,
-                           launches=llm.rotary * 1.0))
+                           launches=llm.rotary * 1.0, rows=rows * llm.rotary,
+                           row_trips=trips))
     ops += attention_operators(llm, deployment, work, split=tp, kv_bytes=kv_bytes)
     precompute("output_projection", heads * head_dim)
     ops.append(Operator("output_projection", "gemm", rows, hidden, heads * head_dim))
@@ -222,12 +256,13 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
         ops.append(_memory("attention_residual", 2 * rows * hidden, rows * hidden, ADD_FLOPS))
     # FFN block: [residual add +] norm, up(+gate) projection [+ activation], down projection.
     ops.append(_memory("ffn_norm", rows * hidden * residual_in, rows * hidden * residual_in,
-                       NORM_FLOPS))
+                       NORM_FLOPS, rows=rows, row_trips=norm_trips))
     precompute("ffn_up", hidden)
     ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))
     if not fused:
         ops.append(_memory("activation", rows * ffn_width, rows * ffn,
-                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated))
+                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated, rows=rows,
+                           row_trips=row_trips(ffn)))
     precompute("ffn_down", ffn)
     ops.append(Operator("ffn_down", "gemm", rows, hidden, ffn))
     all_reduce("ffn_all_reduce")
@@ -275,5 +310,6 @@ def edge_operators(llm, deployment: Deployment, work: Workload, *, split=None
     tp = deployment.tensor_parallel if split is None else split
     rows, hidden = work.batch * work.tokens, llm.hidden * 1.0
     return [_memory("embedding", rows * hidden, rows * hidden, 0.0),
-            _memory("final_norm", work.batch * hidden, work.batch * hidden, NORM_FLOPS),
+            _memory("final_norm", work.batch * hidden, work.batch * hidden, NORM_FLOPS,
+                    rows=work.batch, row_trips=row_trips(hidden)),
             Operator("lm_head", "attention", work.batch, llm.vocab / tp, hidden)]

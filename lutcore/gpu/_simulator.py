@@ -6,7 +6,9 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   bounded below by its own DRAM traffic, with the fixed device time of a kernel
   (``kernel_latency``);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
-  throughput) plus the fixed device time of a kernel;
+  throughput) plus the fixed device time of a kernel; scalar row kernels
+  (``Deployment.row_kernels``) take at least their rounds of rows (one row per SM at a time)
+  times the dependent DRAM round trips of a row (``dram_latency`` of the spec);
 - all-reduces (tensor parallelism): a ring all-reduce moves 2 (p - 1) / p of the bytes over
   each GPU's NVLink (Patarasuk & Yuan 2009; NCCL's "bus bandwidth"), at the measured fraction
   of the link bandwidth, plus a size-independent latency (``allreduce_*`` of the spec);
@@ -46,7 +48,8 @@ class Machine(NamedTuple):
     head), streaming DRAM bandwidth (B/s), CUDA-core FLOP/s, host seconds per kernel launch,
     device seconds per kernel, NVLink bytes/s per direction x the all-reduce efficiency, the
     all-reduce latency, and the deployment's numbers that need no graph of their own (tensor-
-    parallel degree, KV-cache bytes per element, per-step framework seconds)."""
+    parallel degree, KV-cache bytes per element, per-step framework seconds, the DRAM round
+    trip of a scalar row kernel: 0 for vectorized kernels)."""
 
     projection: Hardware
     fp16: Hardware
@@ -59,6 +62,7 @@ class Machine(NamedTuple):
     tensor_parallel: jnp.ndarray
     kv_bytes: jnp.ndarray
     step_overhead: jnp.ndarray
+    row_latency: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -75,7 +79,8 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
                   tensor_parallel=deployment.tensor_parallel,
-                  kv_bytes=KV_BYTES[deployment.kv_cache], step_overhead=deployment.step_overhead)
+                  kv_bytes=KV_BYTES[deployment.kv_cache], step_overhead=deployment.step_overhead,
+                  row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
                             deployment.weight_bits, deployment.table_bits),
@@ -117,8 +122,10 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
             seconds[op.name] = op.launches * ring_all_reduce(
                 op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency)
         else:
-            seconds[op.name] = (jnp.maximum(op.dram_bytes / mach.dram_bandwidth,
-                                            op.cuda_flops / mach.cuda_core_flops)
+            rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
+            seconds[op.name] = (jnp.maximum(jnp.maximum(op.dram_bytes / mach.dram_bandwidth,
+                                                        op.cuda_flops / mach.cuda_core_flops),
+                                            rows)
                                 + op.launches * mach.kernel_latency * (op.kind == "memory"))
     for kind in ("gemm", "attention"):
         group = [op for op in ops if op.kind == kind]
@@ -147,12 +154,13 @@ def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
 
 def _graph(deployment: Deployment) -> Deployment:
     """The deployment as the operator graph sees it: the weight width, the tensor-parallel
-    degree, the KV-cache format, the step overhead and (but for LUT kernels, whose tables it
-    sizes) the activation format only enter the ``Machine``, so one compilation serves them
-    all."""
+    degree, the KV-cache format, the step overhead, the row kernels and (but for LUT kernels,
+    whose tables it sizes) the activation format only enter the ``Machine``, so one
+    compilation serves them all."""
     activation = deployment.activation if is_lut_kernel(deployment.kernel) else "fp16"
     return dataclasses.replace(deployment, weight_bits=16, tensor_parallel=1,
-                               kv_cache="fp16", step_overhead=0.0, activation=activation)
+                               kv_cache="fp16", step_overhead=0.0, activation=activation,
+                               row_kernels="vectorized")
 
 
 @functools.partial(jax.jit, static_argnames=("deployment", "layer_only"))

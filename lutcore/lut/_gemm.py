@@ -140,8 +140,13 @@ def _prepare(w, scale, zero, scheme):
     entry, coeff, s_eff = lookup_plan(w, scheme, scale, zero)
     # The scale rides on the signed shifts (exact for power-of-two shifts). Applied after the
     # contraction instead, XLA CPU fuses it into the dot and leaves its fast GEMM (4x slower).
-    select = _selection(entry, coeff * s_eff[..., None], scheme.entries)
-    return select.reshape(w.shape[0], -1).T
+    # Each lookup is added at its (group, entry) row of its column: the one-hot sum of
+    # ``_selection`` in the [G*E, N] layout directly, without the one-hot tensor (3x faster).
+    n, groups, _ = entry.shape
+    rows = jnp.arange(groups)[None, :, None] * scheme.entries + entry
+    columns = jnp.broadcast_to(jnp.arange(n)[:, None, None], entry.shape)
+    select = jnp.zeros((groups * scheme.entries, n), jnp.float64)
+    return select.at[rows, columns].add(coeff * s_eff[..., None])
 
 
 def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:

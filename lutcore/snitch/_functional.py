@@ -13,7 +13,8 @@ Two instructions are not in ``lutcore.numerics`` (its exact sum fits 64-bit inte
 to FP16 products): ``vfmac.s`` is an exact FP32 FMA here (the product is exact in float64; the
 sum is rounded to odd in float64, then to FP32: correct for every rounding mode, as
 53 >= 24 + 2); ``fmadd.d`` is float64 ``a * b + c`` with two roundings (an FMA would round once:
-at most one FP64 ulp per step apart, far below the errors this model reports).
+at most one FP64 ulp per step apart, far below the errors this model reports) on every machine:
+XLA would fuse the two into one FMA where the CPU has one (``_rounded_product``).
 ``vfmul.s`` (FP32's first K word) is the FMA with a +0 addend: the same value (a zero may
 differ in sign).
 """
@@ -62,11 +63,19 @@ def _fma_fp32(a, b, c, rounding):
                            rounding)
 
 
-def _body_step(kernel: str, rounding: str):
+def _rounded_product(a, b, opaque_zero):
+    """float64 a * b, rounded before any sum: XOR-ing its bits with a zero that XLA cannot see
+    (a runtime argument) stops XLA from contracting ``acc + a * b`` into an FMA, which it does
+    only where the CPU has one, so that the result would depend on the machine."""
+    bits = lax.bitcast_convert_type(a * b, jnp.uint64) ^ opaque_zero
+    return lax.bitcast_convert_type(bits, jnp.float64)
+
+
+def _body_step(kernel: str, rounding: str, opaque_zero):
     """acc[..., lanes] <- body instruction on one A word and one B^T word ([..., w] each)."""
     spec = kernel_spec(kernel)
     if spec.src == "fp64":
-        return lambda acc, a, b: acc + a[..., :1] * b[..., :1]
+        return lambda acc, a, b: acc + _rounded_product(a[..., :1], b[..., :1], opaque_zero)
     if spec.src == "fp32":
         return lambda acc, a, b: _fma_fp32(a, b, acc, rounding)
     if spec.products_per_lane == 1:
@@ -88,7 +97,7 @@ _REDUCED_FORMAT = {"vfsumex.h.b": "fp16", "vfsumex.s.h": "fp32", "vfsum.s": "fp3
 
 
 @functools.partial(jax.jit, static_argnames=("kernel", "rounding"))
-def _run(a_bits, bt_bits, kernel: str, rounding: str):
+def _run(a_bits, bt_bits, opaque_zero, kernel: str, rounding: str):
     spec = kernel_spec(kernel)
     (m, k), n, w = a_bits.shape, bt_bits.shape[0], spec.values_per_word
     a_words = a_bits.reshape(m, k // w, w)[:, None]       # [M, 1, steps, w]
@@ -96,7 +105,7 @@ def _run(a_bits, bt_bits, kernel: str, rounding: str):
     wide = spec.src == "fp64"
     acc_dtype = jnp.float64 if wide else nm.FORMATS[spec.acc].dtype
     init = jnp.zeros((m, n, spec.lanes), acc_dtype)
-    step = _body_step(kernel, rounding)
+    step = _body_step(kernel, rounding, opaque_zero)
 
     def body(acc, j):
         a = lax.dynamic_index_in_dim(a_words, j, axis=2, keepdims=False)
@@ -137,5 +146,5 @@ def run_gemm(kernel: str, a_bits, bt_bits, *, rounding: str = "rne") -> GemmResu
         raise ValueError(f"{kernel}: rounding {rounding!r} not supported; allowed: "
                          f"{', '.join(allowed)}")
     dtype = jnp.float64 if spec.src == "fp64" else nm.FORMATS[spec.src].dtype
-    return GemmResult(*_run(a_bits.astype(dtype), bt_bits.astype(dtype), kernel=kernel,
-                            rounding=rounding))
+    return GemmResult(*_run(a_bits.astype(dtype), bt_bits.astype(dtype), jnp.uint64(0),
+                            kernel=kernel, rounding=rounding))

@@ -1,5 +1,9 @@
 # Config validation and the helpers rules use for wildcards and params; nothing is computed here.
 
+import hashlib
+import importlib.util
+import json
+import os
 import pathlib
 import re
 import sys
@@ -15,11 +19,19 @@ def config_error(message):
     sys.exit(1)
 
 
-try:
-    import lutcore
-    from experiments import ConfigError, _framework, get, make_config
-except ImportError as err:
-    config_error(f"cannot import lutcore's experiments ({err}); run: python3 -m pip install -e .")
+def package_dir(name):
+    """Where a package's sources are, without importing it (its import costs seconds)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        config_error(f"cannot find the package {name}; run: python3 -m pip install -e '.[all]'")
+    return pathlib.Path(spec.origin).parent
+
+
+LUTCORE_DIR, EXPERIMENTS_DIR = package_dir("lutcore"), package_dir("experiments")
+LUTCORE_SOURCES = sorted(str(p) for p in LUTCORE_DIR.rglob("*.py"))
+FRAMEWORK = str(EXPERIMENTS_DIR / "_framework.py")
+REFERENCE_DIR = EXPERIMENTS_DIR / "reference"
+REFERENCE_FILES = sorted(str(p) for p in REFERENCE_DIR.glob("*.yaml"))
 
 try:
     validate(config, "../schemas/config.schema.yaml")
@@ -34,61 +46,97 @@ PRESET = config["preset"]
 PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
 SELECTED = config.get("experiments", list(PARAMS))
 
-outside = [i for i in SELECTED if i not in PARAMS]
-if outside:
-    config_error(f"experiments: {', '.join(outside)} not in preset {PRESET}; "
-                 f"it has: {', '.join(PARAMS)}")
-try:
-    for experiment_id, params in PARAMS.items():
-        make_config(get(experiment_id), params)
-except ConfigError as err:
-    config_error(f"presets.{PRESET}: {err}")
+for key in ("experiments", "start_first"):
+    outside = [i for i in config.get(key, []) if i not in PARAMS]
+    if outside:
+        config_error(f"{key}: {', '.join(outside)} not in preset {PRESET}; "
+                     f"it has: {', '.join(PARAMS)}")
+
+
+def synthesis_facts(experiment, config):
+    """The designs whose synthesis cache files an experiment reads (its optional
+    ``synthesis_designs(config)``) and whether the preset brings them up to date first (its
+    config's ``synthesize``)."""
+    if not hasattr(experiment, "synthesis_designs"):
+        return {"synthesis": [], "synthesize": False, "flows": []}
+    from lutcore.ppa.synth import FLOWS
+
+    return {"synthesis": list(experiment.synthesis_designs(config)),
+            "synthesize": bool(config.synthesize), "flows": list(FLOWS)}
+
+
+def check_experiments():
+    """Check each experiment's parameters against its Config; the facts the rules need.
+
+    This imports every experiment (JAX, xarray, matplotlib, ...: seconds), so the answer is kept
+    in results/.cache, keyed by the parameters and every source file they are checked by; a rerun
+    with the same config and code (a no-op run, above all) reads it instead.
+    """
+    digest = hashlib.sha256(json.dumps([sys.version, PARAMS], sort_keys=True).encode())
+    for path in sorted([*LUTCORE_DIR.rglob("*.py"), *EXPERIMENTS_DIR.rglob("*.py"),
+                        *REFERENCE_DIR.glob("*.yaml")]):
+        digest.update(f"{path}\0".encode() + path.read_bytes())
+    cached = pathlib.Path("results", ".cache", f"config-{PRESET}.json")
+    if cached.exists():
+        record = json.loads(cached.read_text())
+        if record["sha256"] == digest.hexdigest():
+            return record["experiments"]
+    try:
+        from experiments import ConfigError, get, make_config
+    except ImportError as err:
+        config_error(f"cannot import lutcore's experiments ({err}); "
+                     "run: python3 -m pip install -e '.[all]'")
+    try:
+        for experiment_id, params in PARAMS.items():
+            make_config(get(experiment_id), params)
+    except ConfigError as err:
+        config_error(f"presets.{PRESET}: {err}")
+    facts = {i: {"paper": get(i).PAPER, "title": get(i).TITLE, "file": get(i).__file__,
+                 **synthesis_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps({"sha256": digest.hexdigest(), "experiments": facts},
+                                  indent=1, sort_keys=True))
+    partial.replace(cached)
+    return facts
+
+
+EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file
 
 
 def paper_ids(paper):
     """Wildcard regex matching the preset's experiment ids of one paper (a rule file each)."""
-    return "|".join(re.escape(i) for i in PARAMS if get(i).PAPER == paper)
+    return "|".join(re.escape(i) for i in PARAMS if EXPERIMENTS[i]["paper"] == paper)
 
 
-REFERENCE_FILES = sorted(str(p) for p in _framework.REFERENCE_DIR.glob("*.yaml"))
-LUTCORE_SOURCES = sorted(str(p) for p in pathlib.Path(lutcore.__file__).parent.rglob("*.py"))
-
-
-def synthesis_designs(experiment_id):
-    """(designs, synthesize) of an experiment that reads synthesis results: the designs whose
-    cache files it reads (its optional ``synthesis_designs(config)``) and whether the preset
-    brings them up to date first (its config's ``synthesize``)."""
-    experiment = get(experiment_id)
-    if not hasattr(experiment, "synthesis_designs"):
-        return [], False
-    config = make_config(experiment, PARAMS[experiment_id])
-    return list(experiment.synthesis_designs(config)), bool(config.synthesize)
-
-
-from lutcore.ppa import synth as _synth  # noqa: E402
-
-# absolute, like the sources: a run may use another working directory (--directory)
-SYNTHESIS_CACHE = str(_framework.REFERENCE_DIR.parent / "synthesis_cache")
-SYNTH_FLOWS = list(_synth.FLOWS)
+# Synthesis results (lutcore.ppa.synth), committed; absolute, like the sources, since a run may
+# use another working directory (--directory).
+SYNTHESIS_CACHE = str(EXPERIMENTS_DIR / "synthesis_cache")
+SYNTH_FLOWS = sorted({f for i in SELECTED for f in EXPERIMENTS[i]["flows"]})
 # What a synthesis result depends on: the RTL generators and the flow (synth/), the cell table,
 # the clock (_release) and the ExSdotp widths (numerics/_units).
 SYNTHESIS_SOURCES = sorted(
-    [str(p) for p in pathlib.Path(_synth.__file__).parent.glob("*.py")]
-    + [str(pathlib.Path(lutcore.__file__).parent / path)
+    [str(p) for p in (LUTCORE_DIR / "ppa" / "synth").glob("*.py")]
+    + [str(LUTCORE_DIR / path)
        for path in ("ppa/_cells.py", "ppa/_release.py", "numerics/_units.py")])
-SYNTHESIZED = sorted({d for i in SELECTED for d in synthesis_designs(i)[0]
-                      if synthesis_designs(i)[1]})
+SYNTHESIZED = sorted({d for i in SELECTED if EXPERIMENTS[i]["synthesize"]
+                      for d in EXPERIMENTS[i]["synthesis"]})
 
 
 def experiment_sources(wildcards):
     """What an experiment's results depend on besides its params: editing any of it reruns it.
     Experiments that read synthesis results also depend on those cache files."""
-    experiment = get(wildcards.id)
-    designs, _ = synthesis_designs(wildcards.id)
-    caches = [f"{SYNTHESIS_CACHE}/{d}.{flow}.json" for d in designs for flow in SYNTH_FLOWS]
-    return [experiment.__file__, _framework.__file__,
-            str(_framework.REFERENCE_DIR / f"{experiment.PAPER}.yaml"), *LUTCORE_SOURCES,
-            *caches]
+    experiment = EXPERIMENTS[wildcards.id]
+    caches = [f"{SYNTHESIS_CACHE}/{d}.{flow}.json" for d in experiment["synthesis"]
+              for flow in experiment["flows"]]
+    return [experiment["file"], FRAMEWORK, str(REFERENCE_DIR / f"{experiment['paper']}.yaml"),
+            *LUTCORE_SOURCES, *caches]
+
+
+def experiment_priority(wildcards):
+    """Long jobs first (config start_first): a run ends when its last job does."""
+    first = config.get("start_first", [])
+    return len(first) - first.index(wildcards.id) if wildcards.id in first else 0
 
 
 def experiment_params(wildcards):
@@ -96,7 +144,11 @@ def experiment_params(wildcards):
 
 
 def experiment_title(wildcards):
-    return get(wildcards.id).TITLE
+    return EXPERIMENTS[wildcards.id]["title"]
+
+
+# Seconds, CPU seconds and peak memory of each experiment job (tools/profile_run.py sums them up)
+BENCHMARK = "results/benchmarks/{id}.tsv"
 
 
 def experiment_outputs(category):

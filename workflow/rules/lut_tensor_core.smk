@@ -6,6 +6,9 @@ rule lut_tensor_core:
         experiment_sources,
     output:
         **experiment_outputs("LUT Tensor Core (ISCA'25)"),
+    benchmark:
+        BENCHMARK
+    priority: experiment_priority
     wildcard_constraints:
         id=paper_ids("lut_tensor_core"),
     params:

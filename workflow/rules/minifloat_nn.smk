@@ -6,6 +6,9 @@ rule minifloat_nn:
         experiment_sources,
     output:
         **experiment_outputs("MiniFloat-NN (ARITH'22)"),
+    benchmark:
+        BENCHMARK
+    priority: experiment_priority
     wildcard_constraints:
         id=paper_ids("minifloat_nn"),
     params:

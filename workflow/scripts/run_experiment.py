@@ -20,16 +20,22 @@ import pathlib
 import subprocess
 import time
 
+import jax
 import matplotlib
 
 matplotlib.use("Agg")  # headless; must come before any experiment imports pyplot
+matplotlib.rcdefaults()  # matplotlib's own style and bundled fonts, whatever a matplotlibrc says
 
 import matplotlib.pyplot as plt  # noqa: E402
+import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
 
 import lutcore  # noqa: E402
 from experiments import (VERDICTS, ConfigError, collect_claims, get,  # noqa: E402
-                         make_config)
+                         make_config, use_cache_dir)
+
+# Reductions in numpy's own fixed order, whichever accelerators happen to be installed.
+xr.set_options(use_bottleneck=False, use_numbagg=False, use_flox=False, use_opt_einsum=False)
 
 CONFIG_FILE = pathlib.Path(__file__).resolve().parents[1] / "config.yaml"
 OUTPUTS = ("data", "figure", "pdf", "table", "claims")  # the output names of the paper rules
@@ -74,8 +80,18 @@ def atomic(path: pathlib.Path):
         tmp.unlink(missing_ok=True)
 
 
+def use_cache(results: pathlib.Path) -> None:
+    """``results/.cache`` for what experiments may reuse (the LLM read from its GGUF), and for
+    XLA's compiled programs in ``jax/``: the experiments of a run share many (the numerics, the
+    PPA blocks), and a rerun compiles nothing it compiled before."""
+    use_cache_dir(results / ".cache")
+    jax.config.update("jax_compilation_cache_dir", str(results / ".cache" / "jax"))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
+
+
 def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
     """Run ``module`` with ``config`` and write its outputs to ``paths`` (keys: OUTPUTS)."""
+    use_cache(paths["data"].parents[1])
     canonical = json.dumps(dataclasses.asdict(config), sort_keys=True, separators=(",", ":"))
     print(f"[lutcore] {module.ID}: {module.TITLE}", flush=True)
     print(f"[lutcore] {module.ID}: config {canonical}", flush=True)
