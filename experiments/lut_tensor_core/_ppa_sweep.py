@@ -45,14 +45,15 @@ BOUNDARY_LABELS = {"paper": "paper boundary (as synthesized)",
 BOUNDARY_STYLES = {"paper": "-", "full": ":"}  # line styles of the two boundaries in figures
 LIBRARY_MARKERS = {"nangate45": "o", "asap7": "^"}  # ASAP7: a second marker, not a second line
 FIELDS = ("area", "power", "delay", "throughput", "density", "efficiency", "meets_timing",
-          "stages", "power_random", "efficiency_random")
+          "stages", "grade", "power_random", "efficiency_random")
 UNITS = {"area": "mm^2", "power": "mW", "delay": "ps", "throughput": "TOPs",
-         "density": "TOPs/mm^2", "efficiency": "TOPs/W", "meets_timing": "1", "stages": "1",
+         "density": "TOPs/mm^2", "efficiency": "TOPs/W", "meets_timing": "1", "stages": "1", "grade": "1",
          "power_random": "mW", "efficiency_random": "TOPs/W"}
 NAMES = {"area": "area", "power": "power (dynamic + leakage), DC default activity",
          "delay": "critical path (closed: per pipeline stage)", "throughput": "peak throughput",
          "density": "compute density", "efficiency": "energy efficiency, DC default activity",
          "meets_timing": "closes at 1 GHz (28nm)", "stages": "pipeline stages (1: none)",
+         "grade": "adder+multiplier grade closure picked (index of lutcore.ppa.GRADES)",
          "power_random": "power, 1/2 toggle per node",
          "efficiency_random": "energy efficiency, 1/2 toggle per node"}
 LUT_ONLY = ("entry",)  # tensor_core options that only the LUT methods take
@@ -86,7 +87,9 @@ def _price(method, acts, weights, shapes, boundary, options):
     cost = ppa.tensor_core(method, acts, weights, *shapes.T, boundary=boundary, **opts)
     judged, other = (ppa.metrics(cost, node=NODE, freq_ghz=FREQ_GHZ, activity=a)
                      for a in (POWER, OTHER_POWER))
+    grade = np.nan if cost.grade is None else cost.grade  # None: unconstrained
     values = {**judged._asdict(), "meets_timing": cost.meets_timing, "stages": cost.stages,
+              "grade": grade,
               "power_random": other.power, "efficiency_random": other.efficiency}
     delivery = (ppa.metrics(ppa.operand_delivery(method, acts, weights, *shapes.T, **opts),
                             node=NODE, freq_ghz=FREQ_GHZ, activity=POWER)
@@ -228,8 +231,9 @@ def library_tables(table_one, ds: xr.Dataset) -> str:
 
 
 def closure_note(ds: xr.Dataset) -> str:
-    """Which designs do not close at the clock (flagged) and which were pipelined, per library
-    and boundary, over whatever dimensions ``ds`` keeps."""
+    """Which designs do not close at the clock (flagged), which were pipelined and which
+    adder+multiplier grades closure picked, per library and boundary, over whatever dimensions
+    ``ds`` keeps."""
     lines = []
     for x in ds.library.values:
         for b in ds.boundary.values:
@@ -238,8 +242,25 @@ def closure_note(ds: xr.Dataset) -> str:
             staged = _designs_where(one, (one.stages > 1) & (one.meets_timing == 1))
             lines.append(f"{LIBRARY_LABELS[str(x)]}, {b} boundary: "
                          f"{'cannot close (flagged): ' + flagged if flagged else 'all close'}"
-                         + (f"; pipelined to close: {staged}" if staged else ""))
+                         + (f"; pipelined to close: {staged}" if staged else "")
+                         + (f"; grades: {_grades(one)}" if "grade" in one else ""))
     return f"Closure: {ds.attrs.get('clock', '')}. " + "; ".join(lines) + "."
+
+
+def _grades(one: xr.Dataset) -> str:
+    """Per method, the adder+multiplier grades (``lutcore.ppa.GRADES``) closure picked over its
+    points, e.g. 'MAC kogge_stone+booth_dadda'."""
+    by = next((d for d in ("design", "unit") if d in one.grade.dims), one.grade.dims[0])
+    methods = one.method.values if by == "design" else one[by].values
+    picked: dict = {}
+    for i, method in enumerate(methods):
+        values = one.grade.isel({by: i}).values
+        for g in np.unique(values[np.isfinite(values)]).astype(int):
+            grade = ppa.GRADES[g]
+            names = picked.setdefault(str(method), [])
+            names += [f"{grade.adder}+{grade.multiplier}"] * (
+                f"{grade.adder}+{grade.multiplier}" not in names)
+    return ", ".join(f"{METHOD_LABELS.get(k, k)} {'/'.join(v)}" for k, v in picked.items())
 
 
 def _designs_where(one: xr.Dataset, mask: xr.DataArray) -> str:

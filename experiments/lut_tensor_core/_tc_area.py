@@ -60,3 +60,22 @@ def sm_arrays(method: str, act: str, weight: str, macs_per_sm, *, boundary: str 
     found = array_metrics(method, act, weight, per_core, boundary, library,
                           tuple(sorted(options.items())))
     return [{**a, "sm_area": a["area"] * gpu.TENSOR_CORES_PER_SM} for a in found]
+
+
+def closure_text(found: dict) -> str:
+    """{label: [array dict of ``sm_arrays``]} -> how each closed at 1 GHz, grouped by outcome:
+    the adder+multiplier grade (``lutcore.ppa.GRADES``), pipeline stages where more than one,
+    or 'cannot close (flagged)' with the fastest grade; e.g. 'brent_kung+array: MAC A_FP16 (1)'.
+    """
+    outcomes: dict = {}
+    for label, arrays in found.items():
+        for a in arrays:
+            grade = ppa.GRADES[int(a["grade"])]
+            status = f"{grade.adder}+{grade.multiplier}" + (
+                f", {int(a['stages'])} stages" if a["stages"] > 1 else "")
+            if a["meets_timing"] != 1:
+                status = f"cannot close (flagged), fastest {status}"
+            counts = outcomes.setdefault(status, {})
+            counts[label] = counts.get(label, 0) + 1
+    return "; ".join(f"{status}: " + ", ".join(f"{k} ({n})" for k, n in counts.items())
+                     for status, counts in outcomes.items())

@@ -29,7 +29,7 @@ from experiments import markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
 from experiments.lut_tensor_core._ppa_sweep import (LIBRARIES, LIBRARY_LABELS, PRIMARY,
                                                   library_claims)
-from experiments.lut_tensor_core._tc_area import SIZINGS, lut_sm_macs, sm_arrays
+from experiments.lut_tensor_core._tc_area import SIZINGS, closure_text, lut_sm_macs, sm_arrays
 
 ID = "lut-fig15"
 TITLE = "mpGEMM runtime and area with 1x-8x LUT Tensor Cores on A100 (LUT Tensor Core Fig. 15)"
@@ -51,25 +51,32 @@ def areas(config: Config, base) -> dict:
     """mm^2 per SM, closed at 1 GHz: LUT arrays [library, boundary, activation, weight_bits,
     scale] (scale x 512 lookups per tensor core), MAC tensor cores [library, boundary,
     activation] (the GPU's throughput of that format), W_INT1 LUT arrays [library, boundary,
-    activation, size] (``W1_SIZES`` lookups per tensor core), in each of ``LIBRARIES``."""
+    activation, size] (``W1_SIZES`` lookups per tensor core), in each of ``LIBRARIES``; and
+    'closure', how they closed (``closure_text``) per library and boundary."""
     acts, bits, scales = config.activations, config.weight_bits, config.scales
     lut = np.zeros((len(LIBRARIES), len(BOUNDARIES), len(acts), len(bits), len(scales)))
     mac = np.zeros((len(LIBRARIES), len(BOUNDARIES), len(acts)))
     w1 = np.zeros((len(LIBRARIES), len(BOUNDARIES), len(acts), len(W1_SIZES)))
     per_sm = lambda arrays: [a["sm_area"] for a in arrays]
+    closure = []
     for x, library in enumerate(LIBRARIES):
         for i, boundary in enumerate(BOUNDARIES):
             at = {"boundary": boundary, "library": library}
+            found: dict = {}
             for a, act in enumerate(acts):
-                mac[x, i, a] = sm_arrays("mac", act, act, [base.tensor_macs(act)],
-                                         **at)[0]["sm_area"]
-                for b, wb in enumerate(bits):
-                    lut[x, i, a, b] = per_sm(sm_arrays("lut_tensor_core", act, f"int{wb}",
-                                                       [lut_sm_macs(s) for s in scales], **at))
-                w1[x, i, a] = per_sm(sm_arrays(
-                    "lut_tensor_core", act, "int1",
-                    [size * gpu.TENSOR_CORES_PER_SM for size in W1_SIZES], **at))
-    return {"lut": lut, "mac": mac, "w1": w1}
+                macs = sm_arrays("mac", act, act, [base.tensor_macs(act)], **at)
+                mac[x, i, a] = macs[0]["sm_area"]
+                luts = [sm_arrays("lut_tensor_core", act, f"int{wb}",
+                                  [lut_sm_macs(s) for s in scales], **at) for wb in bits]
+                lut[x, i, a] = [per_sm(one) for one in luts]
+                sizes = sm_arrays("lut_tensor_core", act, "int1",
+                                  [size * gpu.TENSOR_CORES_PER_SM for size in W1_SIZES], **at)
+                w1[x, i, a] = per_sm(sizes)
+                found[f"MAC A_{act.upper()}"] = macs
+                found[f"LUT A_{act.upper()}"] = sum(luts, []) + sizes
+            closure.append(f"{LIBRARY_LABELS[library]}, {boundary} boundary: "
+                           + closure_text(found))
+    return {"lut": lut, "mac": mac, "w1": w1, "closure": "; ".join(closure)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,7 +147,8 @@ def run(config: Config) -> xr.Dataset:
                 "kernel_bar": list(KERNEL_BARS), "tile": list(TILE),
                 "library": list(LIBRARIES), "boundary": list(BOUNDARIES),
                 "lookups": list(W1_SIZES)},
-        attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k})
+        attrs={"gpu": config.gpu, "m": config.m, "n": config.n, "k": config.k,
+               "closure": area["closure"]})
 
 
 def plot(ds: xr.Dataset):
@@ -201,7 +209,8 @@ def table(ds: xr.Dataset) -> str:
             + ".\n\n"
             + markdown_table(["activation", "tensor core", "array", "ideal / peak (ms)",
                               "modeled (ms)", "DRM (ms)", "TC area (mm^2/SM)", "area vs MAC"],
-                             rows, right=5))
+                             rows, right=5)
+            + f"\n\nClosure at 1 GHz (arrays per outcome): {ds.attrs['closure']}.\n")
 
 
 def claims(ds: xr.Dataset):

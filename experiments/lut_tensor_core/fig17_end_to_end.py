@@ -25,7 +25,7 @@ import lutcore.gpu as gpu
 from experiments import ConfigError, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (LIBRARIES, LIBRARY_LABELS, PRIMARY,
                                                   library_claims)
-from experiments.lut_tensor_core._tc_area import lut_sm_macs, sm_arrays
+from experiments.lut_tensor_core._tc_area import closure_text, lut_sm_macs, sm_arrays
 
 ID = "lut-fig17"
 TITLE = "End-to-end LLM latency and speedup with LUT Tensor Cores (LUT Tensor Core Fig. 17)"
@@ -122,7 +122,7 @@ def run(config: Config) -> xr.Dataset:
                 "lut_scale": list(config.lut_scales)},
         attrs={"activation": config.activation,
                "precompute": "fused", "attention": "flash",
-               "area_weight_bits": min(config.weight_bits),
+               "area_weight_bits": min(config.weight_bits), "closure": area["closure"],
                "note": "single GPU, capacity ignored; W_INTb A_" + config.activation.upper()})
 
 
@@ -130,9 +130,9 @@ def area_fractions(config: Config) -> dict:
     """[library, boundary, gpu, lut_scale] LUT array area / FP16 MAC tensor-core area per SM,
     closed at 1 GHz: 'act' for the experiment's activations (weights of the narrowest width: the
     array area hardly depends on it), 'int8' for Table 1's W_INT2 A_INT8 arrays with INT8
-    tables."""
+    tables; 'closure': how the arrays closed (``closure_text``) per library and boundary."""
     macs = [lut_sm_macs(s) for s in config.lut_scales]
-    out = {}
+    out, found = {}, {}
     for key, act, weight, options in (
             ("act", config.activation, f"int{min(config.weight_bits)}", {}),
             ("int8", "int8", "int2", {"entry": "int8"})):
@@ -144,8 +144,12 @@ def area_fractions(config: Config) -> dict:
                 mac = sm_arrays("mac", "fp16", "fp16",
                                 [gpu.GPUS[g].tensor_macs("fp16") for g in config.gpus], **at)
                 rows.append([[a["sm_area"] / m["sm_area"] for a in lut] for m in mac])
+                one = found.setdefault((library, boundary), {"MAC A_FP16": mac})
+                one[f"LUT A_{act.upper()}" + (" (INT8 tables)" if options else "")] = lut
         out[key] = np.array(rows).reshape((len(LIBRARIES), len(BOUNDARIES))
                                           + np.shape(rows)[1:])
+    out["closure"] = "; ".join(f"{LIBRARY_LABELS[x]}, {b} boundary: {closure_text(one)}"
+                               for (x, b), one in found.items())
     return out
 
 
@@ -204,7 +208,7 @@ def table(ds: xr.Dataset) -> str:
             f"per SM, closed at 1 GHz ({LIBRARY_LABELS[PRIMARY]} paper boundary / full "
             "accounting / " + " / ".join(f"{LIBRARY_LABELS[str(x)]} paper boundary"
                                          for x in ds.library.values[1:])
-            + f"): {areas}.\n\n"
+            + f"): {areas}. Closure at 1 GHz (arrays per outcome): {ds.attrs['closure']}.\n\n"
             + markdown_table(["GPU", "workload", "model", "weights", "FP16 (ms)"] + systems_,
                              rows, right=1 + len(systems_)))
 

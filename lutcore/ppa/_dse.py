@@ -74,7 +74,7 @@ def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm"
     boundary) among those that close at the clock (``options``' ``clock_ghz``; all when none
     does), at ``node`` and ``freq_ghz``; ``boundary`` and ``options`` go to ``tensor_core``. The
     metrics hold ``Metrics``' fields (power and efficiency under ``activity``; 'meets_timing'
-    from the closure), and the power and efficiency under each of ``ACTIVITY_MODELS``
+    from the closure, with its 'stages' and 'grade' where closed), and the power and efficiency under each of ``ACTIVITY_MODELS``
     ('power_random', ...). One evaluation prices every size's shapes together."""
     per_size = [s[buildable(method, s[:, 2])] for s in map(power_of_two_shapes, map(int, sizes))]
     everything = np.concatenate(per_size)
@@ -85,7 +85,8 @@ def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm"
                         node=node, freq_ghz=freq_ghz, activity=activity)
                 if boundary == "paper" else None)
     objective = shape_objective(array, delivery)
-    values = {**array._asdict(), "meets_timing": cost.meets_timing,
+    closure = {f: getattr(cost, f) for f in ("stages", "grade") if getattr(cost, f) is not None}
+    values = {**array._asdict(), "meets_timing": cost.meets_timing, **closure,
               **{f"{f}_{a}": getattr(m, f) for a, m in every.items()
                  for f in ("power", "efficiency")}}
     values = {f: np.broadcast_to(np.asarray(v, dtype=float), objective.shape)
