@@ -47,7 +47,8 @@ LIBRARY_MARKERS = {"nangate45": "o", "asap7": "^"}  # ASAP7: a second marker, no
 FIELDS = ("area", "power", "delay", "throughput", "density", "efficiency", "meets_timing",
           "stages", "grade", "power_random", "efficiency_random")
 UNITS = {"area": "mm^2", "power": "mW", "delay": "ps", "throughput": "TOPs",
-         "density": "TOPs/mm^2", "efficiency": "TOPs/W", "meets_timing": "1", "stages": "1", "grade": "1",
+         "density": "TOPs/mm^2", "efficiency": "TOPs/W", "meets_timing": "1", "stages": "1",
+         "grade": "1",
          "power_random": "mW", "efficiency_random": "TOPs/W"}
 NAMES = {"area": "area", "power": "power (dynamic + leakage), DC default activity",
          "delay": "critical path (closed: per pipeline stage)", "throughput": "peak throughput",
@@ -121,8 +122,11 @@ def sweep(designs: list[tuple[str, str, str]], shapes, *, boundaries=ppa.BOUNDAR
             acts, weights = ([designs[i][j] for i in rows] for j in (1, 2))
             values, delivery, cost = _price(method, acts, weights, shapes, boundary, options)
             keep = ppa.buildable(method, shapes[:, 2])
-            grid = lambda v: np.where(keep, np.broadcast_to(np.asarray(v), (len(rows),
-                                                                           len(shapes))), np.nan)
+            size_ = (len(rows), len(shapes))
+
+            def grid(v, keep=keep, size=size_):
+                return np.where(keep, np.broadcast_to(np.asarray(v), size), np.nan)
+
             for f in FIELDS:
                 out[f][b, rows] = grid(values[f])
             out["objective"][b, rows] = grid(ppa.shape_objective(

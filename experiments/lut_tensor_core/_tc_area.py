@@ -37,7 +37,7 @@ def lut_sm_macs(scale: int, sizing: str = "512-lookup") -> int:
     return scale * SIZINGS[sizing] * gpu.TENSOR_CORES_PER_SM
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def array_metrics(method: str, act: str, weight: str, sizes: tuple[int, ...],
                   boundary: str = "paper", library: str = PRIMARY, options: tuple = ()) -> tuple:
     """For each array size M N K in ``sizes``, its best-shape array (``lutcore.ppa.best_arrays``)

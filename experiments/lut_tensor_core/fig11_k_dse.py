@@ -21,10 +21,18 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, FREQ_GHZ, LIBRARY_LABELS,
-                                                  LIBRARY_MARKERS, PRIMARY, check_config,
-                                                  library_claims, library_tables, per_library,
-                                                  sweep)
+from experiments.lut_tensor_core._ppa_sweep import (
+    BOUNDARY_STYLES,
+    FREQ_GHZ,
+    LIBRARY_LABELS,
+    LIBRARY_MARKERS,
+    PRIMARY,
+    check_config,
+    library_claims,
+    library_tables,
+    per_library,
+    sweep,
+)
 
 ID = "lut-fig11"
 TITLE = "K-axis DSE of the LUT dot-product unit: compute density vs K (LUT Tensor Core Fig. 11)"

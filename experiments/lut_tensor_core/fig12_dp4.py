@@ -16,16 +16,25 @@ import dataclasses
 import sys
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 import numpy as np
 import xarray as xr
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 import lutcore.ppa as ppa
 from experiments import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_LABELS, COLORS, LIBRARY_LABELS,
-                                                  LIBRARY_MARKERS, PRIMARY, at_best,
-                                                  check_config, library_claims, library_tables,
-                                                  per_library, sweep)
+from experiments.lut_tensor_core._ppa_sweep import (
+    BOUNDARY_LABELS,
+    COLORS,
+    LIBRARY_LABELS,
+    LIBRARY_MARKERS,
+    PRIMARY,
+    at_best,
+    check_config,
+    library_claims,
+    library_tables,
+    per_library,
+    sweep,
+)
 
 ID = "lut-fig12"
 TITLE = "PPA of MAC/ADD/LUT-based DP4 units across formats (LUT Tensor Core Fig. 12)"

@@ -20,10 +20,19 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_STYLES, COLORS, LIBRARY_LABELS,
-                                                  LIBRARY_MARKERS, METHOD_LABELS, PRIMARY,
-                                                  check_config, library_claims, library_tables,
-                                                  per_library, sweep)
+from experiments.lut_tensor_core._ppa_sweep import (
+    BOUNDARY_STYLES,
+    COLORS,
+    LIBRARY_LABELS,
+    LIBRARY_MARKERS,
+    METHOD_LABELS,
+    PRIMARY,
+    check_config,
+    library_claims,
+    library_tables,
+    per_library,
+    sweep,
+)
 
 ID = "lut-fig13"
 TITLE = "Area vs weight bits of MAC/ADD/LUT DP4 units, W_INTX A_FP16 (LUT Tensor Core Fig. 13)"

@@ -16,16 +16,26 @@ import dataclasses
 import sys
 
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 import numpy as np
 import xarray as xr
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 import lutcore.ppa as ppa
 from experiments import markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (COLORS, LIBRARY_LABELS, LIBRARY_MARKERS,
-                                                  METHOD_LABELS, PRIMARY, best_shapes,
-                                                  check_config, library_claims, library_tables,
-                                                  per_library, shape_label, sweep)
+from experiments.lut_tensor_core._ppa_sweep import (
+    COLORS,
+    LIBRARY_LABELS,
+    LIBRARY_MARKERS,
+    METHOD_LABELS,
+    PRIMARY,
+    best_shapes,
+    check_config,
+    library_claims,
+    library_tables,
+    per_library,
+    shape_label,
+    sweep,
+)
 
 ID = "lut-fig14"
 TITLE = ("Tensor-core DSE: area vs power of MAC/ADD/LUT arrays, M N K = 512 "

@@ -23,8 +23,12 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 from experiments import ConfigError, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (LIBRARIES, LIBRARY_LABELS, PRIMARY,
-                                                  library_claims)
+from experiments.lut_tensor_core._ppa_sweep import (
+    LIBRARIES,
+    LIBRARY_LABELS,
+    PRIMARY,
+    library_claims,
+)
 from experiments.lut_tensor_core._tc_area import closure_text, lut_sm_macs, sm_arrays
 
 ID = "lut-fig17"

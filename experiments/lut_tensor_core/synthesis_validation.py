@@ -43,8 +43,8 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from lutcore.ppa import _cells, synth
 from experiments import ConfigError, markdown_table, paper_claim
+from lutcore.ppa import _cells, synth
 
 ID = "lut-synth"
 TITLE = ("Structural cost model vs Yosys synthesis of the same units, unconstrained and at the "

@@ -327,13 +327,13 @@ def _text_ratio_claims(module, ds):
                 for b in ("paper", "full") for z in ("512-lookup", "256-fma")}
         value = ours[("paper", "512-lookup")]
         unit = " %" if percent else "x"
+        gain = _tc(ds, "tc_efficiency_random", row) / _tc(ds, "tc_efficiency_random", base)
         random = ("" if field != "tc_efficiency" else
-                  f" (DC's default activity; 1/2 toggle per node: "
-                  f"{_tc(ds, 'tc_efficiency_random', row) / _tc(ds, 'tc_efficiency_random', base):.2f}x)")
+                  f" (DC's default activity; 1/2 toggle per node: {gain:.2f}x)")
         out.append(paper_claim(
             module, key,
-            ours=f"{value:.2f}{unit} ({row} vs {base}, paper boundary, 1x = 512 lookups){random}; full "
-                 f"accounting {ours[('full', '512-lookup')]:.2f}{unit}; 1x = 256 FMA: paper "
+            ours=f"{value:.2f}{unit} ({row} vs {base}, paper boundary, 1x = 512 lookups){random};"
+                 f" full accounting {ours[('full', '512-lookup')]:.2f}{unit}; 1x = 256 FMA: paper "
                  f"boundary {ours[('paper', '256-fma')]:.2f}{unit}. The text's {text}{unit} is "
                  "Table 1's " + " and ".join(f"{r} ({v:.{digits + 2}f})" for r, v in table.items()
                                              if r in matches) + (" row" if matches else "")

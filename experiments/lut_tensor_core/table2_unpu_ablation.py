@@ -22,11 +22,20 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments import markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_LABELS, LIBRARY_LABELS,
-                                                  LIBRARY_MARKERS, METHOD_LABELS, PRIMARY,
-                                                  at_best, check_config, library_claims,
-                                                  library_tables, per_library, shape_label,
-                                                  sweep)
+from experiments.lut_tensor_core._ppa_sweep import (
+    BOUNDARY_LABELS,
+    LIBRARY_LABELS,
+    LIBRARY_MARKERS,
+    METHOD_LABELS,
+    PRIMARY,
+    at_best,
+    check_config,
+    library_claims,
+    library_tables,
+    per_library,
+    shape_label,
+    sweep,
+)
 
 ID = "lut-table2"
 TITLE = "UNPU to LUT Tensor Core ablation, W_INT2 A_INT8 (LUT Tensor Core Table 2)"

@@ -20,10 +20,19 @@ import xarray as xr
 
 import lutcore.ppa as ppa
 from experiments import markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._ppa_sweep import (BOUNDARY_LABELS, LIBRARY_LABELS,
-                                                  LIBRARY_MARKERS, PRIMARY, at_best,
-                                                  check_config, closure_note, library_claims,
-                                                  per_library, shape_label, sweep)
+from experiments.lut_tensor_core._ppa_sweep import (
+    BOUNDARY_LABELS,
+    LIBRARY_LABELS,
+    LIBRARY_MARKERS,
+    PRIMARY,
+    at_best,
+    check_config,
+    closure_note,
+    library_claims,
+    per_library,
+    shape_label,
+    sweep,
+)
 
 ID = "lut-table3"
 TITLE = "LUT Tensor Core PE energy efficiency vs published accelerators (LUT Tensor Core Table 3)"
@@ -128,8 +137,8 @@ def table(ds: xr.Dataset) -> str:
             one = lib.sel(scope=scope)
             shapes = " / ".join(shape_label(one.m.sel(boundary=b), one.n.sel(boundary=b),
                                             one.k.sel(boundary=b)) for b in ("paper", "full"))
-            value = lambda f: " / ".join(f"{float(one[f].sel(boundary=b)):.2f}"
-                                         for b in ("paper", "full"))
+            value = lambda f, one=one: " / ".join(f"{float(one[f].sel(boundary=b)):.2f}"
+                                                  for b in ("paper", "full"))
             rows.append([f"LUT Tensor Core, {scope} {shapes}, "
                          f"{LIBRARY_LABELS[str(library)]}", "28nm (model)", "LUT",
                          ds.attrs["activation"].upper(), ds.attrs["weight"].upper(),

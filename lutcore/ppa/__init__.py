@@ -18,31 +18,118 @@ of a sample of these units and of the released array and synthesizes it against 
 the same cells.
 """
 
-from ._arrays import (ACCUMULATORS, ACTIVATIONS, BOUNDARIES, BUILDERS, DEFAULT_ACCUMULATOR,
-                      DEFAULT_TABLE_SHARE, LUT_METHODS, LUT_VARIANTS, METHODS, OPERANDS, PARTS,
-                      TABLE_ENTRIES, ArrayPPA, Datapath, LutVariant, Metrics, Operand, UnitSpec,
-                      accumulator_format, entry_format, metrics, operand, tensor_core, unit_spec)
-from ._blocks import (TEXTBOOK, Blocks, Cost, adder_tree, array_multiplier, barrel_shifter,
-                      broadcast, clog2, conditional_negate, fp_adder, fp_multiplier, gates,
-                      incrementer, int_to_fp, leading_zero_count, mux_tree, parallel, per_cell,
-                      register, ripple_adder, series, times)
-from ._archs import (booth_dadda_multiplier, carry_select_adder, carry_select_incrementer,
-                     prefix_adder, prefix_incrementer)
+from ._archs import (
+                      booth_dadda_multiplier,
+                      carry_select_adder,
+                      carry_select_incrementer,
+                      prefix_adder,
+                      prefix_incrementer,
+)
+from ._arrays import (
+                      ACCUMULATORS,
+                      ACTIVATIONS,
+                      BOUNDARIES,
+                      BUILDERS,
+                      DEFAULT_ACCUMULATOR,
+                      DEFAULT_TABLE_SHARE,
+                      LUT_METHODS,
+                      LUT_VARIANTS,
+                      METHODS,
+                      OPERANDS,
+                      PARTS,
+                      TABLE_ENTRIES,
+                      ArrayPPA,
+                      Datapath,
+                      LutVariant,
+                      Metrics,
+                      Operand,
+                      UnitSpec,
+                      accumulator_format,
+                      entry_format,
+                      metrics,
+                      operand,
+                      tensor_core,
+                      unit_spec,
+)
+from ._blocks import (
+                      TEXTBOOK,
+                      Blocks,
+                      Cost,
+                      adder_tree,
+                      array_multiplier,
+                      barrel_shifter,
+                      broadcast,
+                      clog2,
+                      conditional_negate,
+                      fp_adder,
+                      fp_multiplier,
+                      gates,
+                      incrementer,
+                      int_to_fp,
+                      leading_zero_count,
+                      mux_tree,
+                      parallel,
+                      per_cell,
+                      register,
+                      ripple_adder,
+                      series,
+                      times,
+)
 from ._cells import CELLS, GE_AREA, LIBRARY, Cell, CellLibrary
+from ._dse import (
+                      MAX_TABLE_K,
+                      BestArray,
+                      best_arrays,
+                      best_index,
+                      buildable,
+                      power_of_two_shapes,
+                      shape_objective,
+)
+from ._fpu import (
+                      CLOSED_UNITS,
+                      FPU_FORMATS,
+                      FPU_GROUPS,
+                      FPU_WIDTH,
+                      PIPELINE_STAGES,
+                      SYNTHESIS_CLOCK_GHZ,
+                      SYNTHESIS_NODE_NM,
+                      NodeScale,
+                      Precisions,
+                      SdotpLaneSpec,
+                      cast_unit,
+                      closed_unit,
+                      exfma_cascade,
+                      exfma_precisions,
+                      exfma_unit,
+                      exsdotp_precisions,
+                      exsdotp_simd,
+                      exsdotp_unit,
+                      fpu,
+                      fpu_groups,
+                      kge,
+                      leakage_nw,
+                      node_scale,
+                      noncomp_unit,
+                      op_energy,
+                      sdotp_lanes,
+                      super_format,
+                      synthesis_period_ps,
+)
 from ._libraries import LIBRARIES, LIBRARY_NAMES, library
-from ._power import ACTIVITY, ACTIVITY_MODELS, DC_DEFAULT_TOGGLES, dynamic_energy
-from ._timing import (ADDERS, GRADES, MULTIPLIERS, Closure, Grade, blocks, close, node_delay_ps,
-                      period_ps)
-from ._dse import (MAX_TABLE_K, BestArray, best_arrays, best_index, buildable,
-                   power_of_two_shapes, shape_objective)
 from ._paper import delivered_bits, operand_delivery
+from ._power import ACTIVITY, ACTIVITY_MODELS, DC_DEFAULT_TOGGLES, dynamic_energy
 from ._release import RELEASE, RELEASE_PARTS, ReleasedArray, ReleasedArrayCost, release_lut_array
-from ._fpu import (CLOSED_UNITS, FPU_FORMATS, FPU_GROUPS, FPU_WIDTH, PIPELINE_STAGES,
-                   SYNTHESIS_CLOCK_GHZ, SYNTHESIS_NODE_NM, NodeScale, Precisions, SdotpLaneSpec,
-                   cast_unit, closed_unit, exfma_cascade, exfma_precisions, exfma_unit,
-                   exsdotp_precisions, exsdotp_simd, exsdotp_unit, fpu, fpu_groups, kge,
-                   leakage_nw, node_scale, noncomp_unit, op_energy, sdotp_lanes, super_format,
-                   synthesis_period_ps)
+from ._timing import (
+                      ADDERS,
+                      GRADES,
+                      MULTIPLIERS,
+                      Closure,
+                      Grade,
+                      blocks,
+                      close,
+                      node_delay_ps,
+                      period_ps,
+)
 
 __all__ = [
     "ACCUMULATORS", "ACTIVATIONS", "ACTIVITY", "BOUNDARIES", "BUILDERS", "DEFAULT_ACCUMULATOR",

@@ -33,12 +33,12 @@ density and energy efficiency are per operation, so they compare at equal work.
 
 Cells: any library of ``LIBRARIES`` (``library=``; NanGate45 by default). Power: every cell
 output toggles with probability ``_power.ACTIVITY`` per cycle (random data, glitches ignored),
-or under Design Compiler's default activity (``_power``); every flip-flop is clocked each cycle; plus
-leakage. Critical path: clock-to-Q, the slowest register-to-register path, setup. Timing closure
-(``clock_ghz=``): the design is priced with the cheapest speed grade (adder and multiplier
-architectures, ``_timing.GRADES``) whose path fits the clock, per design point; only where none
-does, pipeline registers cut the feed-forward path (the accumulator's loop cannot be cut); a
-design whose loop alone does not fit is flagged (``meets_timing`` False).
+or under Design Compiler's default activity (``_power``); every flip-flop is clocked each
+cycle; plus leakage. Critical path: clock-to-Q, the slowest register-to-register path, setup.
+Timing closure (``clock_ghz=``): the design is priced with the cheapest speed grade (adder and
+multiplier architectures, ``_timing.GRADES``) whose path fits the clock, per design point; only
+where none does, pipeline registers cut the feed-forward path (the accumulator's loop cannot be
+cut); a design whose loop alone does not fit is flagged (``meets_timing`` False).
 """
 
 from __future__ import annotations
@@ -50,8 +50,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _timing
-from ._blocks import (NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, per_cell, series,
-                      times, xp)
+from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, per_cell, series, times, xp
 from ._cells import NANGATE45, Scale
 from ._libraries import library as _library
 from ._power import check_activity, dynamic_energy

@@ -17,7 +17,8 @@ choice of architectures (``_timing.blocks``).
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp

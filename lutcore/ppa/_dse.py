@@ -74,8 +74,9 @@ def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm"
     boundary) among those that close at the clock (``options``' ``clock_ghz``; all when none
     does), at ``node`` and ``freq_ghz``; ``boundary`` and ``options`` go to ``tensor_core``. The
     metrics hold ``Metrics``' fields (power and efficiency under ``activity``; 'meets_timing'
-    from the closure, with its 'stages' and 'grade' where closed), and the power and efficiency under each of ``ACTIVITY_MODELS``
-    ('power_random', ...). One evaluation prices every size's shapes together."""
+    from the closure, with its 'stages' and 'grade' where closed), and the power and efficiency
+    under each of ``ACTIVITY_MODELS`` ('power_random', ...). One evaluation prices every size's
+    shapes together."""
     per_size = [s[buildable(method, s[:, 2])] for s in map(power_of_two_shapes, map(int, sizes))]
     everything = np.concatenate(per_size)
     cost = tensor_core(method, act, weight, *everything.T, boundary=boundary, **options)

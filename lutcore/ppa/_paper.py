@@ -34,8 +34,20 @@ from __future__ import annotations
 
 import functools
 
-from ._arrays import (LUT_VARIANTS, ArrayPPA, Datapath, LutVariant, Operand, UnitSpec, _entry,
-                      _precompute, add_into, entry_format, price, unit_spec)
+from ._arrays import (
+    LUT_VARIANTS,
+    ArrayPPA,
+    Datapath,
+    LutVariant,
+    Operand,
+    UnitSpec,
+    _entry,
+    _precompute,
+    add_into,
+    entry_format,
+    price,
+    unit_spec,
+)
 from ._blocks import NOTHING, Cost, clog2, parallel, series, times, xp
 
 
