@@ -125,11 +125,21 @@ def test_fig17_small_sweep(tmp_path):
     np.testing.assert_allclose(ds.speedup.sel(system="fp16"), 1.0)
     ratio = (ds.latency.sel(system="fp16") / ds.latency).transpose(*ds.speedup.dims)
     np.testing.assert_allclose(ds.speedup, ratio)
-    lut = sm_arrays("lut_tensor_core", "fp16", "int2", [spec.lut_macs(1)])[0]["sm_area"]
-    mac = sm_arrays("mac", "fp16", "fp16", [gpu.A100.tensor_macs("fp16")])[0]["sm_area"]
-    assert float(ds.area_fraction.sel(gpu="a100", lut_scale=8)) == pytest.approx(
-        100 * lut / mac)
-    assert [c.claim for c in FIG17.claims(ds)] == ["max_speedup", "area_fraction_8x"]
+    for boundary in ("paper", "full"):
+        lut = sm_arrays("lut_tensor_core", "fp16", "int2", [spec.lut_macs(1)],
+                        boundary=boundary)[0]["sm_area"]
+        mac = sm_arrays("mac", "fp16", "fp16", [gpu.A100.tensor_macs("fp16")],
+                        boundary=boundary)[0]["sm_area"]
+        assert float(ds.area_fraction.sel(gpu="a100", lut_scale=8, boundary=boundary,
+                                             library="nangate45")) == \
+            pytest.approx(100 * lut / mac)
+    int8 = sm_arrays("lut_tensor_core", "int8", "int2", [spec.lut_macs(1)], entry="int8")[0]
+    assert float(ds.area_fraction_int8.sel(gpu="a100", lut_scale=8, boundary="paper",
+                                           library="nangate45")) == \
+        pytest.approx(100 * int8["sm_area"] / sm_arrays(
+            "mac", "fp16", "fp16", [gpu.A100.tensor_macs("fp16")])[0]["sm_area"])
+    assert [c.claim for c in FIG17.claims(ds)] == ["max_speedup", "area_fraction_8x",
+                                                   "area_fraction_activation"]
     assert "lut-8x-drm" in FIG17.table(ds)
     storable(ds, tmp_path)
 
@@ -150,10 +160,24 @@ def test_table1_two_rows(tmp_path):
     assert float(ds.peak.sel(row="A100 FP16 TC")) == pytest.approx(312, rel=0.01)
     lut = gpu.with_double_registers(gpu.with_lut_tensor_core(gpu.A100, 8, "int8"))
     assert float(ds.peak.sel(row="A100-LUT-8X")) == pytest.approx(lut.lut_peak(2) / 1e12)
-    area = sm_arrays("lut_tensor_core", "int8", "int2", [lut.lut_macs(1)])[0]
+    # the headline area: paper boundary, INT8 tables, 1x = 512 lookups; the 256-FMA 1x halves it
+    area = sm_arrays("lut_tensor_core", "int8", "int2", [lut.lut_macs(1)], entry="int8")[0]
     assert float(ds.area_mm2.sel(row="A100-LUT-8X")) == pytest.approx(area["sm_area"])
+    half = sm_arrays("lut_tensor_core", "int8", "int2", [lut.lut_macs(1) // 2], entry="int8",
+                     boundary="full")[0]
+    assert float(ds.tc_area.sel(row="A100-LUT-8X", boundary="full", sizing="256-fma",
+                             library="nangate45")) == \
+        pytest.approx(half["sm_area"])
+    # the priced arrays' peak: 8 x 512 lookups x 2 ops / 2 weight bits x 4 TCs x 108 SMs
+    assert float(ds.tc_peak.sel(row="A100-LUT-8X", boundary="paper", sizing="512-lookup",
+                             library="nangate45")) == \
+        pytest.approx(8 * 512 * 2 / 2 * 4 * 108 * 1.41e-3)
     claims = {c.claim: c for c in TABLE1.claims(ds)}
-    assert set(claims) == {"max_speedup", "density_gain", "efficiency_gain", "rows"}
+    assert set(claims) == {"max_speedup", "density_gain", "efficiency_gain", "area_fraction",
+                           "rows", "lut_peak_sizing", "lut_area_sizing", "one_x_definition"}
+    assert claims["one_x_definition"].verdict == "paper-inconsistent"
+    # 33.65 / 2.98 = 11.29 (LUT-8X), 33.32 / 2.98 = 11.18 (LUT-4X): the text's 11.2x is LUT-4X's
+    assert "A100-LUT-4X (11.181) row" in claims["efficiency_gain"].ours
     speedup = float(ds.decode_ms.sel(row="A100 FP16 TC") / ds.decode_ms.sel(row="A100-LUT-8X"))
     assert f"{speedup:.2f}x" in claims["max_speedup"].ours
     storable(ds, tmp_path)

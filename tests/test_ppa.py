@@ -113,19 +113,24 @@ def test_throughput_of_bit_serial_units():
     assert float(lut.ops_per_cycle) == 2 * 2 * 8 * 4 / 4
 
 
-def test_ablation_steps_each_remove_hardware():
-    areas = [float(ppa.tensor_core(m, "int8", "int2", 2, 64, 4).area)
+@pytest.mark.parametrize("boundary", ppa.BOUNDARIES)
+def test_ablation_steps_each_remove_hardware(boundary):
+    areas = [float(ppa.tensor_core(m, "int8", "int2", 2, 64, 4, boundary=boundary).area)
              for m in ("unpu", "unpu_reinterpret", "unpu_offline_negation", "lut_tensor_core")]
     assert areas == sorted(areas, reverse=True) and len(set(areas)) == 4
-    lut = ppa.tensor_core("lut_tensor_core", "int8", "int2", 2, 64, 4)
+
+
+def test_full_accounting_holds_tables_and_operands():
+    lut = ppa.tensor_core("lut_tensor_core", "int8", "int2", 2, 64, 4, boundary="full")
     assert float(lut.parts["precompute"].area()) == 0.0
     # Eq. 7: M x 2^(K-1) x LUT_BIT table bits (INT8 sums of 4 need 10), each with a load enable
     assert counts(lut.parts["tables"]) == {"DFF": 2 * 8 * 10, "MUX2": 2 * 8 * 10}
     # the accumulator register is counted once, among the registers
-    mac = ppa.tensor_core("mac", "int8", "int8", 1, 1, 4)
+    mac = ppa.tensor_core("mac", "int8", "int8", 1, 1, 4, boundary="full")
     assert counts(mac.parts["registers"]) == {"DFF": 4 * 8 + 4 * 8 + 32}
     assert "DFF" not in counts(mac.parts["accumulate"])
-    bare = ppa.tensor_core("mac", "int8", "int8", 1, 1, 4, operand_registers=False)
+    bare = ppa.tensor_core("mac", "int8", "int8", 1, 1, 4, boundary="full",
+                           operand_registers=False)
     assert counts(bare.parts["registers"]) == {"DFF": 32}
 
 
@@ -186,17 +191,33 @@ def test_buildable_limits_lut_tables_only():
 @pytest.mark.parametrize("method", ["mac", "lut_tensor_core"])
 def test_best_arrays_is_the_brute_force_minimum_of_area_times_power(method):
     sizes = (64, 512)
-    best = ppa.best_arrays(method, "fp16", "int2", sizes, node="28nm", freq_ghz=1.41)
+    best = ppa.best_arrays(method, "fp16", "int2", sizes, node="28nm", freq_ghz=1.41,
+                           boundary="full")
     for size, found in zip(sizes, best):
         # one shape at a time, the slow way
         scored = []
         for m, n, k in ppa.power_of_two_shapes(size):
             if not ppa.buildable(method, k):
                 continue
-            x = ppa.metrics(ppa.tensor_core(method, "fp16", "int2", m, n, k), node="28nm",
-                            freq_ghz=1.41)
+            x = ppa.metrics(ppa.tensor_core(method, "fp16", "int2", m, n, k, boundary="full"),
+                            node="28nm", freq_ghz=1.41)
             scored.append((float(x.area) * float(x.power), (int(m), int(n), int(k)), x))
         _, shape, x = min(scored, key=lambda t: t[0])
         assert found.shape == shape
         assert found.metrics["area"] == pytest.approx(float(x.area), rel=1e-12)
         assert found.metrics["density"] == pytest.approx(float(x.density), rel=1e-12)
+
+
+def test_best_arrays_at_the_paper_boundary_adds_the_operand_delivery():
+    best = ppa.best_arrays("lut_tensor_core", "fp16", "int2", (64,), node="28nm", freq_ghz=1.41)
+    shapes = ppa.power_of_two_shapes(64, k_max=ppa.MAX_TABLE_K)
+    x = ppa.metrics(ppa.tensor_core("lut_tensor_core", "fp16", "int2", *shapes.T),
+                    node="28nm", freq_ghz=1.41)
+    d = ppa.metrics(ppa.operand_delivery("lut_tensor_core", "fp16", "int2", *shapes.T),
+                    node="28nm", freq_ghz=1.41)
+    score = [(float(x.area[i] + d.area[i]) * float(x.power[i] + d.power[i]), i)
+             for i in range(len(shapes))]
+    i = min(score)[1]
+    assert best[0].shape == tuple(int(v) for v in shapes[i])
+    assert best[0].metrics["area"] == pytest.approx(float(x.area[i]), rel=1e-12)
+    assert best[0].delivery["power"] == pytest.approx(float(d.power[i]), rel=1e-12)

@@ -92,15 +92,17 @@ def test_period_mapping(library):
 
 
 @pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("boundary", ppa.BOUNDARIES)
 @pytest.mark.parametrize("method,act,weight", [("mac", "int8", "int8"), ("mac", "fp16", "fp16"),
                                                ("add", "int8", "int2"),
                                                ("lut_tensor_core", "fp16", "int2"),
                                                ("unpu", "int8", "int4")])
-def test_tensor_core_closure_per_design_point(library, method, act, weight):
+def test_tensor_core_closure_per_design_point(library, method, act, weight, boundary):
     shapes = ppa.power_of_two_shapes(64, k_max=8)
     lib = ppa.library(library)
-    loose = ppa.tensor_core(method, act, weight, *shapes.T, library=library)
-    closed = ppa.tensor_core(method, act, weight, *shapes.T, library=library, clock_ghz=1.0)
+    loose = ppa.tensor_core(method, act, weight, *shapes.T, library=library, boundary=boundary)
+    closed = ppa.tensor_core(method, act, weight, *shapes.T, library=library, clock_ghz=1.0,
+                             boundary=boundary)
     x = ppa.metrics(closed)
     period = 1000.0
     meets = np.asarray(closed.meets_timing)
@@ -109,31 +111,46 @@ def test_tensor_core_closure_per_design_point(library, method, act, weight):
     assert np.all(np.asarray(closed.area) >= np.asarray(loose.area) - 1e-9)
     # one point at a time: the same grades and stages (vectorization does not change choices)
     for i in (0, len(shapes) - 1):
-        one = ppa.tensor_core(method, act, weight, *shapes[i], library=library, clock_ghz=1.0)
+        one = ppa.tensor_core(method, act, weight, *shapes[i], library=library, clock_ghz=1.0,
+                              boundary=boundary)
         assert int(one.grade) == int(closed.grade[i])
         assert float(one.area) == pytest.approx(float(closed.area[i]))
-    # pipelined only where no grade fits unpipelined, with the cut flip-flops in the registers
+    # pipelined only where no grade fits unpipelined, with the cut flip-flops in the registers:
+    # one accumulator word per output (FP16 at the paper boundary for FP, else 32 bits)
     staged = np.asarray(closed.stages) > 1
     if staged.any():
         i = int(np.argmax(staged))
-        every = [ppa.metrics(_grade_priced(method, act, weight, shapes[i], lib, g))
+        every = [ppa.metrics(_grade_priced(method, act, weight, shapes[i], lib, g, boundary))
                  for g in ppa.GRADES]
         assert all(float(m.delay) > period for m in every)
-        cut = (int(closed.stages[i]) - 1) * shapes[i][0] * shapes[i][1] * 32  # accumulators
+        word = 16 if boundary == "paper" and act.startswith("fp") else 32
+        cut = (int(closed.stages[i]) - 1) * shapes[i][0] * shapes[i][1] * word
         plain = _grade_priced(method, act, weight, shapes[i], lib, ppa.GRADES[int(
-            closed.grade[i])])
+            closed.grade[i])], boundary)
         assert float(closed.area[i]) == pytest.approx(
             float(plain.area) + cut * lib.cell("DFF").area)
 
 
-def _grade_priced(method, act, weight, shape, lib, grade):
+def test_the_accumulator_loop_is_the_boundary_accumulator():
+    """The loop pipelining cannot cut: the adder in the boundary's accumulator format (the
+    released FP16 adder behind its psum-or-result mux at the paper boundary; FP32 at full)."""
+    from lutcore.ppa import _arrays
+    lib = ppa.library("nangate45")
+    overhead = lib.dff_clk_to_q + lib.dff_setup
+    for boundary, adder in (("paper", ppa.fp_adder(5, 11)), ("full", ppa.fp_adder(8, 24))):
+        spec = ppa.unit_spec("lut_tensor_core", "fp16", "int2", 2, 64, 4, boundary=boundary)
+        built = _arrays.build("lut_tensor_core", spec, boundary)
+        mux = lib.delay["MUX2"] if boundary == "paper" else 0.0
+        priced = _arrays._priced(spec, built)
+        assert float(priced.loop) == pytest.approx(float(adder.delay) + mux + overhead)
+
+
+def _grade_priced(method, act, weight, shape, lib, grade, boundary):
     """The design under one grade, unconstrained (through the builders, not the closure)."""
     from lutcore.ppa import _arrays
-    a, w = _arrays._check(method, act, weight)
-    m, n, k = (np.asarray(float(x)) for x in shape)
-    spec = _arrays.UnitSpec(a, w, m, n, k, ppa.blocks(lib, grade.adder, grade.multiplier))
-    priced = _arrays._price(method, spec, True)
-    return _arrays._finish(priced, np.array(True), np.array(0), np.array(1.0), lib)
+    spec = ppa.unit_spec(method, act, weight, *shape, boundary=boundary, library=lib)
+    spec = spec._replace(blocks=ppa.blocks(lib, grade.adder, grade.multiplier))
+    return _arrays.price(spec, _arrays.build(method, spec, boundary))
 
 
 def test_a_slow_clock_keeps_the_textbook_design():

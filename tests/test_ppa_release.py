@@ -280,3 +280,17 @@ def test_release_structure_by_hand():
                 + 4 * 64 * float(ppa.mux_tree(2, 1).area()))
     assert float(array.total.area()) == pytest.approx(expected)
     assert ppa.RELEASE == ppa.ReleasedArray(2, 64, 4, 2, 5, 10, 0)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 4), (2, 8, 4), (2, 64, 4)])
+def test_release_is_the_paper_boundary_less_its_buffers(shape):
+    """One structure: tensor_core's paper-boundary LUT Tensor Core at the release's parameters
+    is the release's cells plus the broadcast buffers its RTL does not have."""
+    array = ppa.tensor_core("lut_tensor_core", "fp16", "int2", *shape, boundary="paper")
+    release = ppa.release_lut_array(*shape)
+    total = sum(np.asarray(p.cells) for p in array.parts.values())
+    extra = dict(zip(_cells.NAMES, total - np.asarray(release.total.cells)))
+    buffers = sum(np.asarray(array.parts[p].cells)[_cells.INDEX["BUF"]]
+                  for p in ("broadcast", "control"))
+    assert {c: v for c, v in extra.items() if v} == {"BUF": buffers}
+    assert float(array.delay) >= float(release.total.delay)

@@ -17,7 +17,8 @@ choice of architectures (``_timing.blocks``).
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -35,6 +36,16 @@ def xp(*values):
     return jnp if any(isinstance(v, jax.core.Tracer) for v in values) else np
 
 
+def per_cell(cells, values):
+    """sum_i cells[..., i] * values[i] ([...]): a cell table's area, energy or leakage of cell
+    counts, added in the table's order, an explicitly ordered reduction (the same bits on every
+    machine and for every batch layout, as a BLAS dot product does not guarantee)."""
+    total = cells[..., 0] * values[0]
+    for i in range(1, len(values)):
+        total = total + cells[..., i] * values[i]
+    return total
+
+
 class Cost(NamedTuple):
     """cells: [..., len(NAMES)] counts; delay: [...] ps (combinational, input to output)."""
 
@@ -43,7 +54,7 @@ class Cost(NamedTuple):
 
     def area(self, library: CellLibrary = NANGATE45):
         """[...] um^2 in ``library`` (NanGate45 by default: 45nm)."""
-        return self.cells @ jnp.asarray(library.area)
+        return per_cell(self.cells, library.area)
 
 
 def gates(delay=0.0, **counts) -> Cost:

@@ -8,6 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._arrays import LUT_METHODS, metrics, tensor_core
+from ._paper import operand_delivery
+from ._power import ACTIVITY_MODELS
 
 # LUT tables stop at K = 8 (2^8 entries, 2^7 symmetric): the paper's K sweep (Fig. 11) and shape
 # DSE (Fig. 14) do not go beyond, and K = 4 is its choice.
@@ -46,27 +48,59 @@ def best_index(objective, feasible=None) -> int:
 
 
 class BestArray(NamedTuple):
-    """The best shape of one array size and its figures of merit (``Metrics`` fields, floats)."""
+    """The best shape of one array size, its figures of merit (``Metrics`` fields, floats) and,
+    at the paper boundary, those of its operand delivery (``operand_delivery``; {} at full)."""
 
     shape: tuple[int, int, int]
     metrics: dict
+    delivery: dict = {}
+
+
+def shape_objective(array, delivery=None):
+    """The paper's DSE criterion, area x power (Fig. 14), of ``Metrics`` (arrays); with the
+    operand delivery of a paper-boundary array added to both, so that the choice of shape sees
+    where the operands come from once the array holds none."""
+    area, power = np.asarray(array.area), np.asarray(array.power)
+    if delivery is not None:
+        area, power = area + np.asarray(delivery.area), power + np.asarray(delivery.power)
+    return area * power
 
 
 def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm",
-                freq_ghz: float = 1.0, **options) -> tuple[BestArray, ...]:
+                freq_ghz: float = 1.0, boundary: str = "paper", activity: str = "random",
+                **options) -> tuple[BestArray, ...]:
     """For each array size M * N * K in ``sizes``, the buildable power-of-two shape with the least
-    area x power (the paper's DSE criterion, Fig. 14), at ``node`` and ``freq_ghz``; ``options``
-    go to ``tensor_core``. One evaluation prices every size's shapes together."""
+    ``shape_objective`` (area x power under ``activity``, with the operand delivery at the paper
+    boundary) among those that close at the clock (``options``' ``clock_ghz``; all when none
+    does), at ``node`` and ``freq_ghz``; ``boundary`` and ``options`` go to ``tensor_core``. The
+    metrics hold ``Metrics``' fields (power and efficiency under ``activity``; 'meets_timing'
+    from the closure, with its 'stages' and 'grade' where closed), and the power and efficiency
+    under each of ``ACTIVITY_MODELS`` ('power_random', ...). One evaluation prices every size's
+    shapes together."""
     per_size = [s[buildable(method, s[:, 2])] for s in map(power_of_two_shapes, map(int, sizes))]
     everything = np.concatenate(per_size)
-    cost = tensor_core(method, act, weight, *everything.T, **options)
-    values = {f: np.asarray(v) for f, v in
-              metrics(cost, node=node, freq_ghz=freq_ghz)._asdict().items()}
+    cost = tensor_core(method, act, weight, *everything.T, boundary=boundary, **options)
+    every = {a: metrics(cost, node=node, freq_ghz=freq_ghz, activity=a) for a in ACTIVITY_MODELS}
+    array = every[activity]
+    delivery = (metrics(operand_delivery(method, act, weight, *everything.T, **options),
+                        node=node, freq_ghz=freq_ghz, activity=activity)
+                if boundary == "paper" else None)
+    objective = shape_objective(array, delivery)
+    closure = {f: getattr(cost, f) for f in ("stages", "grade") if getattr(cost, f) is not None}
+    values = {**array._asdict(), "meets_timing": cost.meets_timing, **closure,
+              **{f"{f}_{a}": getattr(m, f) for a, m in every.items()
+                 for f in ("power", "efficiency")}}
+    values = {f: np.broadcast_to(np.asarray(v, dtype=float), objective.shape)
+              for f, v in values.items()}
+    extra = ({f: np.broadcast_to(np.asarray(getattr(delivery, f)), objective.shape)
+              for f in ("area", "power")} if delivery is not None else {})
     out, start = [], 0
     for shapes in per_size:
         rows = slice(start, start + len(shapes))
         start += len(shapes)
-        best = best_index(values["area"][rows] * values["power"][rows])
+        meets = values["meets_timing"][rows] == 1
+        best = best_index(objective[rows], meets if meets.any() else None)
         out.append(BestArray(shape=tuple(int(x) for x in shapes[best]),
-                             metrics={f: float(v[rows][best]) for f, v in values.items()}))
+                             metrics={f: float(v[rows][best]) for f, v in values.items()},
+                             delivery={f: float(v[rows][best]) for f, v in extra.items()}))
     return tuple(out)

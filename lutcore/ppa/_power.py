@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import itertools
 
-import jax.numpy as jnp
 import numpy as np
 
+from ._blocks import per_cell
 from ._cells import INDEX, NAMES, CellLibrary
 
 ACTIVITY = 0.5  # toggle probability of a combinational output per cycle (random data)
@@ -94,9 +94,8 @@ def dynamic_energy(cells, library: CellLibrary, activity: str = "random"):
     the ``activity`` model: toggling combinational outputs plus every flip-flop clocked."""
     check_activity(activity)
     dff = INDEX["DFF"]
-    cells = jnp.asarray(cells)
-    comb = cells.at[..., dff].set(0.0)
+    toggles = ACTIVITY if activity == "random" else DC_DEFAULT_TOGGLES
+    per_toggle = np.where(np.arange(len(NAMES)) == dff, 0.0,  # flip-flops: per clock instead
+                          toggles * np.asarray(library.energy))
     clocked = cells[..., dff] * library.cell("DFF").energy
-    if activity == "random":
-        return ACTIVITY * comb @ jnp.asarray(library.energy) + clocked
-    return comb @ jnp.asarray(DC_DEFAULT_TOGGLES * library.energy) + clocked
+    return per_cell(cells, per_toggle) + clocked

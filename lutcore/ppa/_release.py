@@ -28,12 +28,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import jax.numpy as jnp
+import numpy as np
 
-from . import _cells
-from ._blocks import (Cost, fp_adder, gates, incrementer, mux_tree, parallel, register,
-                      ripple_adder, series, times)
-from ._cells import DELAY
+from . import _paper
+from ._arrays import Operand, UnitSpec, add_into
+from ._blocks import TEXTBOOK, Cost, parallel, register, series, times
 
 SOURCE = ("microsoft/T-MAC@c3319dbb598a46713c52bd5a00b8682973c431f7 (tag LUTTensorCore_ISCA25) "
           "sv_lut_array/")
@@ -69,42 +68,55 @@ RELEASE_PARTS = ("index_select", "entry_mux", "sign_exponent", "psum_mux", "fp_a
                  "result_register", "control")
 
 
+def release_spec(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
+                 b_bits: int = RELEASE.b_bits, exp_bits: int = RELEASE.exp_bits,
+                 man_bits: int = RELEASE.man_bits) -> UnitSpec:
+    """The released array as the paper boundary's ``UnitSpec`` (NanGate45 textbook blocks):
+    FP entries of 1 + exp_bits + man_bits bits, ``b_bits``-bit weights, the accumulator in the
+    entry format (C_BIT = A_LUT_BIT)."""
+    width = 1 + exp_bits + man_bits
+    fmt = Operand(f"fp{width}", width, exp_bits, man_bits)
+    m, n, k = (np.asarray(float(x)) for x in (m, n, k))
+    return UnitSpec(fmt, Operand(f"int{b_bits}", b_bits), m, n, k, TEXTBOOK, accumulator=fmt)
+
+
 def release_lut_array(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
                       b_bits: int = RELEASE.b_bits, exp_bits: int = RELEASE.exp_bits,
                       man_bits: int = RELEASE.man_bits) -> ReleasedArrayCost:
-    """The released array's structure, block for block (module docstring), M x N outputs:
+    """The released array's structure, block for block (module docstring), M x N outputs,
+    priced by the paper boundary's own blocks (``_paper``, one home): it is
+    ``tensor_core("lut_tensor_core", ..., boundary="paper")`` for the release's parameters less
+    the broadcast buffers that array adds (``_paper._control_drive`` and the entry and weight
+    broadcasts; the RTL has none, a timing-driven flow inserts them), part by part:
 
     - index_select: per column and weight, the B_BIT:1 mux picking bit ``b_index``;
     - entry_mux: per output, the 2^(K-1):1 mux of one table entry (``mux_tree``);
     - sign_exponent: per output, the sign flip (XOR2) and ``b_index`` added to the exponent
-      field (an incrementer when b_index is one bit);
+      field (an incrementer when b_index is one bit), side by side;
     - psum_mux: per output, partial sum or running result (a 2:1 mux of the word);
     - fp_adder: per output, the FP adder (``fp_adder``; DW_fp_add in the release);
     - result_register: per output, one word of flip-flops;
     - control: the b_index counter and its +1, the ``valid`` flop, the b_index == 0 decode.
-    No fanout buffers (the RTL has none; a timing-driven flow adds them for b_index) and no
-    reset (the release's flops reset asynchronously; the cell table has no such flip-flop).
+    No reset (the release's flops reset asynchronously; the cell table has no such flip-flop).
     """
-    width = 1 + exp_bits + man_bits
-    outputs = m * n
+    spec = release_spec(m, n, k, b_bits, exp_bits, man_bits)
+    fmt, b, outputs = spec.act, spec.blocks, m * n
     index_bits = max(1, (b_bits - 1).bit_length())
-    exponent_add = (incrementer(exp_bits) if index_bits == 1 else
-                    series(ripple_adder(index_bits), incrementer(exp_bits - index_bits)))
     unit = {
-        "entry_mux": mux_tree(2 ** (k - 1), width),
-        "sign_exponent": parallel(gates(XOR2=1, delay=DELAY["XOR2"]), exponent_add),
-        "psum_mux": mux_tree(2, width),
-        "fp_adder": fp_adder(exp_bits, man_bits + 1),
-        "result_register": register(width),
+        "entry_mux": b.mux_tree(2 ** (k - 1), fmt.bits),
+        "sign_exponent": parallel(_paper._negate(spec, fmt), _paper._plane_weight(spec, fmt)),
+        "psum_mux": _paper._psum_select(spec),
+        "fp_adder": add_into(spec, fmt),
+        "result_register": register(fmt.bits),
     }
     parts = {
-        "index_select": times(mux_tree(b_bits, 1), k * n),
+        "index_select": _paper._plane_select(spec),
         **{name: times(cost, outputs) for name, cost in unit.items()},
-        "control": series(register(index_bits + 1), incrementer(index_bits),
-                          gates(NOR2=1, AND2=index_bits - 1, delay=DELAY["NOR2"])),
+        "control": series(register(index_bits + 1), _paper._plane_counter(spec)),
     }
-    # b_index (a register) -> index mux -> entry mux -> exponent add -> adder -> register
-    path = (_cells.DFF_CLK_TO_Q + parts["index_select"].delay + parts["entry_mux"].delay
-            + parts["sign_exponent"].delay + parts["fp_adder"].delay + _cells.DFF_SETUP)
-    total = Cost(sum(p.cells for p in parts.values()), jnp.asarray(path))
+    lib = b.library
+    # b_index (a register) -> index mux -> entry mux -> sign/exponent -> adder -> register
+    path = (lib.dff_clk_to_q + parts["index_select"].delay + parts["entry_mux"].delay
+            + parts["sign_exponent"].delay + parts["fp_adder"].delay + lib.dff_setup)
+    total = Cost(sum(p.cells for p in parts.values()), np.asarray(path))
     return ReleasedArrayCost(parts=parts, total=total)
