@@ -39,7 +39,8 @@ import pathlib
 import re
 import types
 import typing
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import yaml
 

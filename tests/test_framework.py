@@ -8,9 +8,17 @@ from typing import Literal
 import pytest
 
 import experiments
-from experiments import (Claim, ConfigError, collect_claims, get, make_config, paper_claim,
-                         reference, registry)
-from experiments import _framework
+from experiments import (
+    Claim,
+    ConfigError,
+    _framework,
+    collect_claims,
+    get,
+    make_config,
+    paper_claim,
+    reference,
+    registry,
+)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fp_oracle as oracle
 import lutcore.numerics as nm
+
+import fp_oracle as oracle
 
 ML_DTYPES = {
     "fp16": np.float16,

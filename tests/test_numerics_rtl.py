@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fp_oracle as oracle
 import lutcore.numerics as nm
+
+import fp_oracle as oracle
 from test_numerics import RNG_SEED, bit_patterns, make_finite, random_bits
 
 NV, OF, UF, NX = nm.FLAG_NV, nm.FLAG_OF, nm.FLAG_UF, nm.FLAG_NX

@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT
 from experiments._framework import reference_entries
+
+from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 import build_report  # noqa: E402

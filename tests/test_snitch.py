@@ -4,9 +4,10 @@ rational oracle applied in the kernels' order, scratchpad fit and FLOP counts.""
 import numpy as np
 import pytest
 
-import fp_oracle as ref
 import lutcore.numerics as nm
 import lutcore.snitch as snitch
+
+import fp_oracle as ref
 
 
 def test_fp64_one_block_hand_count():

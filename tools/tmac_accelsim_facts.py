@@ -14,8 +14,9 @@ import pathlib
 import re
 import sys
 
-from experiments import reference
 from tmac_rtl_facts import COMMIT, read
+
+from experiments import reference
 
 KERNEL = "accel-sim/flow/cuda_source/cutlass_gemm_tcore.cu"
 LOG = ("accel-sim/flow/log_example/a100_gemm_tensorcore_traces-sm80(2048x1,3456x8,2560)"

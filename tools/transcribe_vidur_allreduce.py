@@ -16,7 +16,6 @@ import io
 import pathlib
 
 import yaml
-
 from transcribe_vidur import _git
 
 CLUSTERS = {"a100": "a100_dgx", "h100": "h100_dgx"}

@@ -21,8 +21,12 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 from experiments import markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._gpu_kernels import (check_choice, check_positive,
-                                                      layer_shapes, tensor_core_areas)
+from experiments.lut_tensor_core._gpu_kernels import (
+    check_choice,
+    check_positive,
+    layer_shapes,
+    tensor_core_areas,
+)
 
 ID = "lut-fig18"
 TITLE = "LUT Tensor Core vs LUT-GEMM relative to cuBLAS FP16 on A100 (LUT Tensor Core Fig. 18)"

@@ -33,8 +33,8 @@ import xarray as xr
 
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
-from lutcore.ppa import synth
 from experiments import ConfigError, markdown_table, paper_claim, reference
+from lutcore.ppa import synth
 
 ID = "mfnn-fig7"
 TITLE = "ExSdotp vs two ExFMA: area and critical path; SDOTP share of the FPU (MiniFloat-NN Fig. 7)"

@@ -6,14 +6,41 @@ dequantization, LUT-GEMM software, LUT Tensor Core) and the end-to-end simulator
 are the entry points.
 """
 
-from ._kernels import (ACT_BYTES, BANK_CONFLICT, KERNELS, PRECOMPUTE, WORK, candidates,
-                       default_lut_bits, expected_bank_conflict, gemm_latency, hardware,
-                       is_lut_kernel, lut_precompute_adds, lut_table_bytes, peak_ops,
-                       tile_occupancy)
+from ._kernels import (
+                       ACT_BYTES,
+                       BANK_CONFLICT,
+                       KERNELS,
+                       PRECOMPUTE,
+                       WORK,
+                       candidates,
+                       default_lut_bits,
+                       expected_bank_conflict,
+                       gemm_latency,
+                       hardware,
+                       is_lut_kernel,
+                       lut_precompute_adds,
+                       lut_table_bytes,
+                       peak_ops,
+                       tile_occupancy,
+)
 from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
-from ._specs import (A100, A100_PCIE, GPUS, H100, H200, INPUT_DATA, INPUT_RATE, LUT_ARRAY_1X,
-                     LUT_SCALES, RTX3090, TENSOR_CORES_PER_SM, GPUSpec, gpu_spec,
-                     with_double_registers, with_lut_tensor_core)
+from ._specs import (
+                       A100,
+                       A100_PCIE,
+                       GPUS,
+                       H100,
+                       H200,
+                       INPUT_DATA,
+                       INPUT_RATE,
+                       LUT_ARRAY_1X,
+                       LUT_SCALES,
+                       RTX3090,
+                       TENSOR_CORES_PER_SM,
+                       GPUSpec,
+                       gpu_spec,
+                       with_double_registers,
+                       with_lut_tensor_core,
+)
 from ._tiles import GemmLatency, Hardware, Occupancy, Work, tile_model
 
 __all__ = [
@@ -28,12 +55,33 @@ __all__ = [
 ]
 
 # end-to-end simulator
-from ._operators import (ATTENTION, KV_BYTES, PRECOMPUTE_TREATMENTS, Deployment, Operator,
-                         Shapes, Workload, attention_operators, edge_operators,
-                         layer_operators, shapes, workload)
-from ._simulator import (FP16_KERNEL, Machine, all_reduce_seconds, host_seconds,
-                         latency_sweep, layer_breakdown, layer_latency, machine,
-                         model_breakdown, model_latency, price)
+from ._operators import (
+                       ATTENTION,
+                       KV_BYTES,
+                       PRECOMPUTE_TREATMENTS,
+                       Deployment,
+                       Operator,
+                       Shapes,
+                       Workload,
+                       attention_operators,
+                       edge_operators,
+                       layer_operators,
+                       shapes,
+                       workload,
+)
+from ._simulator import (
+                       FP16_KERNEL,
+                       Machine,
+                       all_reduce_seconds,
+                       host_seconds,
+                       latency_sweep,
+                       layer_breakdown,
+                       layer_latency,
+                       machine,
+                       model_breakdown,
+                       model_latency,
+                       price,
+)
 
 __all__ += [
     "ATTENTION", "KV_BYTES", "PRECOMPUTE_TREATMENTS", "Deployment", "Operator", "Shapes",

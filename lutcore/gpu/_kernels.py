@@ -31,8 +31,17 @@ import numpy as np
 from lutcore.lut import make_scheme, op_counts
 
 from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec
-from ._tiles import (SMEM_BANKS, STAGES, GemmLatency, Hardware, Occupancy, Work, candidate_table,
-                     occupancy, tile_model)
+from ._tiles import (
+    SMEM_BANKS,
+    STAGES,
+    GemmLatency,
+    Hardware,
+    Occupancy,
+    Work,
+    candidate_table,
+    occupancy,
+    tile_model,
+)
 
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core")
 PRECOMPUTE = ("fused", "separate")

@@ -34,8 +34,15 @@ import jax
 import jax.numpy as jnp
 
 from ._kernels import WORK, Hardware, check_kernel, hardware, is_lut_kernel
-from ._operators import (KV_BYTES, Deployment, Shapes, Workload, edge_operators,
-                         layer_operators, shapes)
+from ._operators import (
+    KV_BYTES,
+    Deployment,
+    Shapes,
+    Workload,
+    edge_operators,
+    layer_operators,
+    shapes,
+)
 from ._tiles import tile_model
 
 FP16_KERNEL = "cublas"  # attention and the LM head: FP16 tensor-core GEMMs

@@ -167,7 +167,7 @@ def _table(rows) -> dict[str, np.ndarray]:
     return dict(zip(names, np.array(rows, dtype=float).T))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def library_candidates() -> dict[str, np.ndarray]:
     """T1 + T2 tiles of the MAC tensor-core kernels, each with its split-K factors: arrays tm,
     tn, tk, stages (0: as many as fit), wm, wn (MMA group tile), warps (per CTA), group (warps
@@ -183,7 +183,7 @@ def library_candidates() -> dict[str, np.ndarray]:
     return _table(rows)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def custom_candidates(warp_m: tuple, warp_n: tuple) -> dict[str, np.ndarray]:
     """Kernel-specific tiles (LUT kernels): warp tiles warp_m x warp_n in layouts of up to 8
     warps, k-slabs 32 / 64, ``STAGES`` stages, one warp per MMA, every split."""

@@ -22,6 +22,7 @@ from typing import Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
+
 import lutcore.lut as lut
 
 from ._checkpoint import Checkpoint

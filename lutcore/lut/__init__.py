@@ -9,13 +9,27 @@ array, bit for bit; ``op_counts`` the work the cost models consume.
 """
 
 from ._counts import OpCounts, op_counts, tile_table_bits, tile_weight_bits
-from ._gemm import (ACCUM_FORMATS, ACTIVATION_FORMATS, LMMA, LOOKUPS, PreparedWeights,
-                    apply_weights, lmma, lmma_instructions, lookup_plan, lookup_sum, lut_gemm,
-                    mpgemm, per_group, prepare_weights, table_quantization_bound, tiled_mpgemm,
-                    to_format)
+from ._gemm import (
+                    ACCUM_FORMATS,
+                    ACTIVATION_FORMATS,
+                    LMMA,
+                    LOOKUPS,
+                    PreparedWeights,
+                    apply_weights,
+                    lmma,
+                    lmma_instructions,
+                    lookup_plan,
+                    lookup_sum,
+                    lut_gemm,
+                    mpgemm,
+                    per_group,
+                    prepare_weights,
+                    table_quantization_bound,
+                    tiled_mpgemm,
+                    to_format,
+)
 from ._release import release_b_tile, released_lmma, scale_exponent_field
-from ._schemes import (SCHEMES, TableScheme, make_scheme, pack_ternary, table_entries,
-                       unpack_ternary)
+from ._schemes import SCHEMES, TableScheme, make_scheme, pack_ternary, table_entries, unpack_ternary
 from ._tables import group_activations, precompute_tables, quantize_tables, symmetric_quantize
 
 __all__ = [

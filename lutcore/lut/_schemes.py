@@ -19,7 +19,8 @@ of ``k`` activations and one weight column; ``_gemm`` vmaps it over groups and c
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp

@@ -1,15 +1,44 @@
 """Number formats and bit-exact fused arithmetic over raw bit patterns (MiniFloat-NN, FPnew)."""
 
 from ._accumulate import UNITS, accumulate_dot
-from ._formats import (FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, FORMATS, ROUNDING_MODES,
-                       STATUS_FLAGS, FPFormat, Unpacked, as_format, convert, decode, field_width,
-                       from_float64, round_to_format, round_with_flags, to_float64)
 from ._flush import flush_operand, fp_add_ftz
-from ._units import SDOTP_LANES, SdotpLane, SdotpWidths, sdotp_widths
+from ._formats import (
+                       FLAG_DZ,
+                       FLAG_NV,
+                       FLAG_NX,
+                       FLAG_OF,
+                       FLAG_UF,
+                       FORMATS,
+                       ROUNDING_MODES,
+                       STATUS_FLAGS,
+                       FPFormat,
+                       Unpacked,
+                       as_format,
+                       convert,
+                       decode,
+                       field_width,
+                       from_float64,
+                       round_to_format,
+                       round_with_flags,
+                       to_float64,
+)
+from ._fused import (
+                       EXPANDING_PAIRS,
+                       MODELS,
+                       VSUM_FORMATS,
+                       Outputs,
+                       exfma,
+                       exfma_cascade,
+                       exsdotp,
+                       exsdotp_flags,
+                       exsdotp_rtl_trace,
+                       exvsum,
+                       exvsum_flags,
+                       vsum,
+                       vsum_flags,
+)
 from ._rtl import lane_widths
-from ._fused import (EXPANDING_PAIRS, MODELS, VSUM_FORMATS, Outputs, exfma, exfma_cascade,
-                     exsdotp, exsdotp_flags, exsdotp_rtl_trace, exvsum, exvsum_flags, vsum,
-                     vsum_flags)
+from ._units import SDOTP_LANES, SdotpLane, SdotpWidths, sdotp_widths
 
 __all__ = [
     "UNITS", "accumulate_dot",

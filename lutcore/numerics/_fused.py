@@ -30,8 +30,17 @@ import jax
 import jax.numpy as jnp
 
 from . import _rtl
-from ._formats import (FLAG_NV, FORMATS, FPFormat, as_format, bit_length, check_rounding, decode,
-                       encode_special, round_with_flags)
+from ._formats import (
+    FLAG_NV,
+    FORMATS,
+    FPFormat,
+    as_format,
+    bit_length,
+    check_rounding,
+    decode,
+    encode_special,
+    round_with_flags,
+)
 
 # (src, dst) pairs of the MiniFloat-NN ExSdotp / ExVsum instructions (paper Table I).
 EXPANDING_PAIRS: tuple[tuple[str, str], ...] = (

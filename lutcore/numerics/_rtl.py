@@ -35,7 +35,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from jax import lax
 
-from ._formats import (FLAG_NX, FLAG_OF, FLAG_UF, FPFormat, as_format, rounding_increment)
+from ._formats import FLAG_NX, FLAG_OF, FLAG_UF, FPFormat, as_format, rounding_increment
 from ._units import SDOTP_LANES, SdotpLane, SdotpWidths, sdotp_widths
 
 

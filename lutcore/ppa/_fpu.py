@@ -28,9 +28,9 @@ import jax.numpy as jnp
 from lutcore.numerics import FORMATS, FPFormat, SdotpWidths, as_format, sdotp_widths
 
 from . import _cells, _timing
-from ._power import ACTIVITY
 from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
 from ._cells import NANGATE45, CellLibrary
+from ._power import ACTIVITY
 
 Formats = str | FPFormat | Sequence[str | FPFormat]
 

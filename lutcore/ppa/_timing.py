@@ -35,9 +35,24 @@ import jax
 import jax.numpy as jnp
 
 from . import _archs
-from ._blocks import (Blocks, Cost, adder_tree, array_multiplier, barrel_shifter, bind_fp,
-                      broadcast, conditional_negate, gates, incrementer, leading_zero_count,
-                      mux_tree, register, ripple_adder, ripple_partial_adder, xp)
+from ._blocks import (
+    Blocks,
+    Cost,
+    adder_tree,
+    array_multiplier,
+    barrel_shifter,
+    bind_fp,
+    broadcast,
+    conditional_negate,
+    gates,
+    incrementer,
+    leading_zero_count,
+    mux_tree,
+    register,
+    ripple_adder,
+    ripple_partial_adder,
+    xp,
+)
 from ._cells import CellLibrary
 from ._libraries import library as _library
 

@@ -6,9 +6,18 @@ instruction sequence bit-exactly through ``lutcore.numerics``.
 """
 
 from ._cluster import CLASSES, FPU_CLASSES, SNITCH_CLUSTER, Cluster
-from ._kernels import (KERNEL_SPECS, KERNELS, Frep, Instr, KernelSpec, block_program,
-                       check_gemm, footprint_bytes, kernel_spec)
 from ._functional import GemmResult, run_gemm
+from ._kernels import (
+                       KERNEL_SPECS,
+                       KERNELS,
+                       Frep,
+                       Instr,
+                       KernelSpec,
+                       block_program,
+                       check_gemm,
+                       footprint_bytes,
+                       kernel_spec,
+)
 from ._timing import Profile, kernel_profile
 
 __all__ = [

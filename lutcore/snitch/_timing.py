@@ -26,8 +26,16 @@ import functools
 from typing import NamedTuple
 
 from ._cluster import CLASSES, SNITCH_CLUSTER, Cluster
-from ._kernels import (Frep, Instr, block_program, check_shape, footprint_bytes, kernel_spec,
-                       row_program, setup_program)
+from ._kernels import (
+    Frep,
+    Instr,
+    block_program,
+    check_shape,
+    footprint_bytes,
+    kernel_spec,
+    row_program,
+    setup_program,
+)
 
 
 class Profile(NamedTuple):

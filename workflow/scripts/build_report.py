@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import pathlib
-import sys
 
 from run_experiment import atomic  # same folder: on sys.path as a script and under Snakemake
 

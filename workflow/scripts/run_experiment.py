@@ -31,8 +31,7 @@ import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
 
 import lutcore  # noqa: E402
-from experiments import (VERDICTS, ConfigError, collect_claims, get,  # noqa: E402
-                         make_config, use_cache_dir)
+from experiments import VERDICTS, ConfigError, collect_claims, get, make_config, use_cache_dir  # noqa: E402
 
 # Reductions in numpy's own fixed order, whichever accelerators happen to be installed.
 xr.set_options(use_bottleneck=False, use_numbagg=False, use_flox=False, use_opt_einsum=False)

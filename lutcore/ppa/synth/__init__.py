@@ -14,10 +14,29 @@ the experiments only read them.
 """
 
 from ._cache import cache_file, design_hash, read_cached, synthesize_cached, write_atomically
-from ._designs import (ALL_DESIGNS, FPU_SYNTH_DESIGNS, RELEASE_SYNTH_DESIGNS, SYNTH_DESIGNS,
-                       design, elaboratable, verilog)
-from ._flow import (CLOCK_PERIOD_PS, DELAY_TARGET_PS, FLOWS, Flow, SynthesisError, SynthResult,
-                    abc_script, critical_path, flow, run_yosys, synthesize, yosys_script)
+from ._designs import (
+                       ALL_DESIGNS,
+                       FPU_SYNTH_DESIGNS,
+                       RELEASE_SYNTH_DESIGNS,
+                       SYNTH_DESIGNS,
+                       design,
+                       elaboratable,
+                       verilog,
+)
+from ._flow import (
+                       CLOCK_PERIOD_PS,
+                       DELAY_TARGET_PS,
+                       FLOWS,
+                       Flow,
+                       SynthesisError,
+                       SynthResult,
+                       abc_script,
+                       critical_path,
+                       flow,
+                       run_yosys,
+                       synthesize,
+                       yosys_script,
+)
 from ._liberty import LIBRARY_NAME, NANGATE_TIMING, Timing, genlib_text, liberty_text
 from ._rtl_fp import FPAdder, FPAdderFTZ
 from ._rtl_fpnew import ExFMA, ExSdotp

@@ -19,8 +19,18 @@ from amaranth.lib import wiring
 
 from ._rtl_fp import FPAdder, FPAdderFTZ, FPAdderFTZRTL, FPAdderRTL
 from ._rtl_fpnew import ExFMA, ExFMARTL, ExSdotp, ExSdotpRTL
-from ._rtl_int import (Adder, AdderRTL, BitSerialAddDotProduct, BitSerialAddRTL, MacDotProduct,
-                       MacDotProductRTL, Multiplexer, MultiplexerRTL, Multiplier, MultiplierRTL)
+from ._rtl_int import (
+    Adder,
+    AdderRTL,
+    BitSerialAddDotProduct,
+    BitSerialAddRTL,
+    MacDotProduct,
+    MacDotProductRTL,
+    Multiplexer,
+    MultiplexerRTL,
+    Multiplier,
+    MultiplierRTL,
+)
 from ._rtl_lut import LutArray, LutArrayRTL, ReleasedLutArray, ReleasedLutArrayRTL
 
 SYNTH_DESIGNS = {

@@ -21,8 +21,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .. import _cells, _release
-from ._liberty import (COMBINATIONAL_PINS, FLIP_FLOP, FLIP_FLOP_OUTPUTS, NANGATE_TIMING, Timing,
-                       genlib_text, liberty_text)
+from ._liberty import (
+    COMBINATIONAL_PINS,
+    FLIP_FLOP,
+    FLIP_FLOP_OUTPUTS,
+    NANGATE_TIMING,
+    Timing,
+    genlib_text,
+    liberty_text,
+)
 
 VERILOG_FILE, LIBERTY_FILE, GENLIB_FILE = "design.v", "cells.lib", "cells.genlib"
 STAT_FILE, NETLIST_FILE = "stat.json", "netlist.json"
