@@ -43,7 +43,8 @@ def main():
     rng = np.random.default_rng(0)
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}, n = {args.n}")
     for op, src, dst in CASES:
-        print(f"{op:8s} {src:>8s} -> {dst:<8s} {rate(op, src, dst, args.n, args.repeats, rng):8.1f} M op/s")
+        mops = rate(op, src, dst, args.n, args.repeats, rng)
+        print(f"{op:8s} {src:>8s} -> {dst:<8s} {mops:8.1f} M op/s")
 
 
 if __name__ == "__main__":

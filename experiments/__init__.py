@@ -25,6 +25,6 @@ from experiments._framework import (
     use_cache_dir,
 )
 
-__all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "cache_dir", "collect_claims", "get",
-           "ids", "make_config", "markdown_table", "paper_claim", "reference", "registry",
+__all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "cache_dir", "collect_claims",
+           "get", "ids", "make_config", "markdown_table", "paper_claim", "reference", "registry",
            "use_cache_dir"]

@@ -26,7 +26,8 @@ def random_bits(rng, fmt, n):
 
 
 def special_bits(fmt):
-    """+-0, smallest/largest subnormal, smallest normal, 1, max, +-inf, qNaN, sNaN, and negations."""
+    """+-0, smallest/largest subnormal, smallest normal, 1, max, +-inf, qNaN, sNaN, and
+    negations."""
     m = fmt.man_bits
     one = fmt.bias << m
     base = [0, 1, (1 << m) - 1, 1 << m, one, one + 1, fmt.max_bits, fmt.inf_bits,

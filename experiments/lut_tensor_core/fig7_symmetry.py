@@ -20,7 +20,8 @@ import lutcore.lut as lut
 from experiments import ConfigError, markdown_table, paper_claim, reference
 
 ID = "lut-fig7"
-TITLE = "Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size (LUT Tensor Core Fig. 7, Eqs. 2-6)"
+TITLE = ("Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size "
+         "(LUT Tensor Core Fig. 7, Eqs. 2-6)")
 PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
 CLAIMS = ("reinterpretation_mapping", "adjusted_scale_zero", "worked_example", "table_halving",
@@ -119,8 +120,9 @@ def plot(ds: xr.Dataset):
     left.legend(fontsize=8)
     x = np.arange(len(ACTS))
     for i, form in enumerate(ds.form.values):
+        kind = "bit-serial 16-entry" if i == 0 else "symmetric 8-entry"
         right.bar(x + (i - 0.5) * 0.38, ds.coefficient.sel(form=form), 0.38,
-                  label=f"{form} ({'bit-serial 16-entry' if i == 0 else 'symmetric 8-entry'} table)")
+                  label=f"{form} ({kind} table)")
     right.set_xticks(x, ACTS)
     right.axhline(0, color="0.5", lw=0.6)
     right.set_ylabel("coefficient in the dot product")
@@ -135,7 +137,8 @@ def table(ds: xr.Dataset) -> str:
     mapping = markdown_table(["q"] + [str(int(c)) for c in ds.code.values],
                              [["q'"] + [str(int(v)) for v in ds.reinterpreted.values]])
     example = markdown_table(["form", *ACTS],
-                             [[str(f), *[f"{float(v):g}" for v in ds.coefficient.sel(form=f).values]]
+                             [[str(f), *[f"{float(v):g}"
+                                         for v in ds.coefficient.sel(form=f).values]]
                               for f in ds.form.values], right=4)
     sizes = markdown_table(
         ["table (K = 4)", "entries", "LUT[w] = -LUT[~w] violations", "index NOTs of the GEMM"],

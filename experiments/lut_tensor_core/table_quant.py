@@ -195,8 +195,9 @@ def plot(ds: xr.Dataset):
 
 def table(ds: xr.Dataset) -> str:
     err = _mean(ds)
-    rows = [[str(d), int(k), int(w)] + [f"{float(err.sel(distribution=d, k=k, w_bits=w, quantizer=m)):.2e}"
-                                         for m in ds.quantizer.values]
+    rows = [[str(d), int(k), int(w)]
+            + [f"{float(err.sel(distribution=d, k=k, w_bits=w, quantizer=m)):.2e}"
+               for m in ds.quantizer.values]
             for d in ds.distribution.values for k in ds.k.values for w in ds.w_bits.values]
     errors = markdown_table(["activations", "K", "W_BIT", *map(str, ds.quantizer.values)], rows,
                             right=len(ds.quantizer))

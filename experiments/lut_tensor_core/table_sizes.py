@@ -166,7 +166,8 @@ def table(ds: xr.Dataset) -> str:
 
     rows = [[f"K={int(k)}"] + [fmt(float(ds.entries.sel(scheme=s, k=k, w_bits=w)))
                                for s in ds.scheme.values
-                               for w in (ds.w_bits.values if s == "naive" else ds.w_bits.values[:1])]
+                               for w in (ds.w_bits.values if s == "naive"
+                                         else ds.w_bits.values[:1])]
             for k in ds.k.values]
     naive_cols = [f"naive W={int(w)}" for w in ds.w_bits.values]
     sizes = markdown_table(["", *naive_cols, "bit-serial", "symmetric"], rows,
@@ -299,6 +300,7 @@ def claims(ds: xr.Dataset):
     eq8 = all(int(ds.tile_weight_bits.sel(k=kk, w_bits=ww)) == int(kk) * 64 * int(ww)
               for kk in ds.k.values for ww in ds.w_bits.values)
     return claims + claims_n4 + [paper_claim(
-        module, "eq7_eq8", ours=f"lutcore's tile storage {'matches' if eq7 and eq8 else 'differs from'} "
-                                "Eq. 7 and Eq. 8 at every K, LUT_BIT, W_BIT of the sweep",
+        module, "eq7_eq8",
+        ours=f"lutcore's tile storage {'matches' if eq7 and eq8 else 'differs from'} "
+             "Eq. 7 and Eq. 8 at every K, LUT_BIT, W_BIT of the sweep",
         holds=eq7 and eq8, tolerance="exact")]

@@ -121,15 +121,16 @@ def table(ds: xr.Dataset) -> str:
         ["format", "exp", "man", "bias", "max", "min normal", "min subnormal", "epsilon"],
         [[name, int(f.exp_bits), int(f.man_bits), int(f.bias), f"{float(f.max_value):.6g}",
           f"{float(f.min_normal):.4g}", f"{float(f.min_subnormal):.4g}",
-          f"{float(f.epsilon):.4g}"] for name, f in ((n, ds.sel(format=n)) for n in ds.format.values)],
+          f"{float(f.epsilon):.4g}"]
+         for name, f in ((n, ds.sel(format=n)) for n in ds.format.values)],
         right=7)
     rows = []
     for op in ds.op.values:
         for src, dst in _pairs(ds, op):
             if op == "exfma" and src == dst:
                 continue  # plain FMA: not a MiniFloat-NN instruction
-            lanes = [str(l) for l in ds.lane.values
-                     if bool(ds.lane_covers.sel(lane=l, src=src, dst=dst))]
+            lanes = [str(lane) for lane in ds.lane.values
+                     if bool(ds.lane_covers.sel(lane=lane, src=src, dst=dst))]
             rows.append([op, f"{src} -> {dst}",
                          ", ".join(lanes) or "none" if op in ("exsdotp", "exvsum") else "-"])
     support = markdown_table(["operation", "src -> dst", "ExSdotp lanes that fit it"], rows)
@@ -160,11 +161,11 @@ def claims(ds: xr.Dataset):
     want_pairs = {tuple(p) for p in ref("expanding_pairs")}
     vsum = {s for s, _ in _pairs(ds, "vsum")}
     want_vsum = set(ref("vsum_formats"))
-    narrow = next(l for l in nm.SDOTP_LANES if l.name == "8->16")
+    narrow = next(lane for lane in nm.SDOTP_LANES if lane.name == "8->16")
     not_narrow = sorted(p for p in doubling if not narrow.covers(*p))
     want_not_narrow = sorted(tuple(p) for p in ref("narrow_unit_pairs"))
     fmt = lambda pairs: ", ".join(f"{s}->{d}" for s, d in sorted(pairs)) or "none"
-    lanes = {p: [l.name for l in nm.SDOTP_LANES if l.covers(*p)] for p in extension}
+    lanes = {p: [lane.name for lane in nm.SDOTP_LANES if lane.covers(*p)] for p in extension}
     return [
         paper_claim(module, "format_widths", ours=str(widths), holds=widths == want_widths,
                     tolerance="exact"),

@@ -62,9 +62,9 @@ def _synth_formats(design: str) -> tuple[str, str]:
 class Config:
     """lanes: SDOTP lanes to price (``lutcore.numerics.SDOTP_LANES`` names, each with its
     formats); libraries: cell libraries (``lutcore.ppa.LIBRARIES``; the first judges the claims
-    and must be NanGate45); synthesis: include the synthesized FP8->FP16 pair (read from the synthesis
-    cache); synthesize: the workflow's synthesis rule brings that cache up to date first (false:
-    the committed cache is read as it is)."""
+    and must be NanGate45); synthesis: include the synthesized FP8->FP16 pair (read from the
+    synthesis cache); synthesize: the workflow's synthesis rule brings that cache up to date first
+    (false: the committed cache is read as it is)."""
 
     lanes: tuple[str, ...] = ("16->32", "8->16")
     libraries: tuple[str, ...] = ("nangate45", "asap7")

@@ -47,7 +47,8 @@ class Config:
     def __post_init__(self):
         bad = [p for p in self.pairs if p not in PAIR_NAMES]
         if bad:
-            raise ConfigError(f"pairs: {bad} not supported; allowed values: {', '.join(PAIR_NAMES)}")
+            raise ConfigError(f"pairs: {bad} not supported; "
+                              f"allowed values: {', '.join(PAIR_NAMES)}")
         if min(self.lengths) < 1 or list(self.lengths) != sorted(set(self.lengths)):
             raise ConfigError(f"lengths: need increasing positive integers, got {self.lengths}")
         if self.trials < 2:
@@ -75,8 +76,8 @@ def run(config: Config) -> xr.Dataset:
             values[unit].append(np.asarray(acc)[:, checkpoints].T)
     coords = {"pair": list(config.pairs), "length": list(config.lengths),
               "trial": np.arange(config.trials)}
-    ds = xr.Dataset({unit: (("pair", "length", "trial"), np.stack(v)) for unit, v in values.items()},
-                    coords=coords)
+    ds = xr.Dataset({unit: (("pair", "length", "trial"), np.stack(v))
+                     for unit, v in values.items()}, coords=coords)
     ds["length"].attrs = {"long_name": "ExSdotp steps accumulated", "units": "steps (2 products)"}
     for unit in values:
         ds[unit].attrs = {"long_name": f"accumulator of the {unit} unit", "units": "1"}

@@ -3,9 +3,9 @@
 ``mpgemm`` is the entry point; ``lut_gemm`` takes any table scheme (naive, bit-serial,
 symmetric with or without offline negation, ternary); ``precompute_tables``/``quantize_tables``
 are the precompute operator and table quantization; ``prepare_weights``/``apply_weights`` keep
-static weights as a lookup selection tensor (a model's layers); ``LMMA``/``tiled_mpgemm`` the instruction
-semantics with accumulator roundings; ``released_lmma`` the LMMA of the authors' released FP16
-array, bit for bit; ``op_counts`` the work the cost models consume.
+static weights as a lookup selection tensor (a model's layers); ``LMMA``/``tiled_mpgemm`` the
+instruction semantics with accumulator roundings; ``released_lmma`` the LMMA of the authors'
+released FP16 array, bit for bit; ``op_counts`` the work the cost models consume.
 """
 
 from ._counts import OpCounts, op_counts, tile_table_bits, tile_weight_bits

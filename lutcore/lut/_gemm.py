@@ -290,7 +290,9 @@ class LMMA:
                                             or not isinstance(self.table_bits, int)
                                             or not 2 <= self.table_bits <= 16):
             raise ValueError(f"LMMA table_bits must be None or 2..16, got {self.table_bits!r}")
-        self.scheme  # validates k against the weight type
+        # building the scheme validates k against the weight type (make_scheme raises the
+        # ValueError of check_scheme_args); the scheme itself is cached there for later use
+        _ = self.scheme
 
     @property
     def scheme(self) -> TableScheme:

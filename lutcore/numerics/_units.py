@@ -28,7 +28,8 @@ class SdotpLane:
     def covers(self, src: str | FPFormat, dst: str | FPFormat) -> bool:
         src, dst = as_format(src), as_format(dst)
         (se, sm), (de, dm) = self._fields(self.src_formats), self._fields(self.dst_formats)
-        return src.exp_bits <= se and src.man_bits <= sm and dst.exp_bits <= de and dst.man_bits <= dm
+        return (src.exp_bits <= se and src.man_bits <= sm
+                and dst.exp_bits <= de and dst.man_bits <= dm)
 
 
 # The two lane kinds of the 64-bit SIMD wrapper (paper Fig. 5: two of each).

@@ -50,7 +50,8 @@ def output_paths(results: pathlib.Path, experiment_id: str) -> dict[str, pathlib
 
 
 def git_commit() -> str:
-    """HEAD of the checkout lutcore is imported from (``-dirty`` if its code differs), or unknown."""
+    """HEAD of the checkout lutcore is imported from (``-dirty`` if its code differs), or
+    unknown."""
     root = pathlib.Path(lutcore.__file__).resolve().parents[1]
     try:
         head = _git(root, "rev-parse", "HEAD")

@@ -1,9 +1,10 @@
-"""Bring the synthesis cache files of one design up to date (the synthesis rule's job).
+r"""Bring the synthesis cache files of one design up to date (the synthesis rule's job).
 
 Snakemake calls this as the ``script:`` of the rule in ``workflow/rules/synthesis.smk``: one
 output per flow, ``<cache dir>/<design>.<flow>.json``. From a shell:
 
-    python workflow/scripts/synthesize.py release_lut_dp4 fp16_add --cache-dir experiments/synthesis_cache
+    python workflow/scripts/synthesize.py release_lut_dp4 fp16_add \
+        --cache-dir experiments/synthesis_cache
 
 A design whose cache is current is not synthesized again; its files are rewritten with the same
 bytes (so their modification time is newer than the sources').
