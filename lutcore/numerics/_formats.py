@@ -149,6 +149,31 @@ def check_rounding(rounding: str) -> str:
     return rounding
 
 
+def rounding_code(rounding):
+    """A rounding mode as its index in ``ROUNDING_MODES``: a name (checked) gives a Python int;
+    a code array (a traced jit argument: one compiled kernel serves every mode, as in FPnew,
+    where the mode is an operand) is returned as it is."""
+    if isinstance(rounding, str):
+        return ROUNDING_MODES.index(check_rounding(rounding))
+    return rounding
+
+
+def is_rounding(rounding, name: str):
+    """Whether ``rounding`` (a name or a code array) is the mode ``name``."""
+    return rounding_code(rounding) == ROUNDING_MODES.index(name)
+
+
+def by_rounding(rounding, choices: dict):
+    """``choices[mode]`` for the mode ``rounding`` (a name or a code array); ``choices`` maps
+    every name of ``ROUNDING_MODES`` to a value or array. A named mode picks its entry; a
+    code array selects elementwise among all of them (the same values, bit for bit)."""
+    code = rounding_code(rounding)
+    if isinstance(code, int):
+        return choices[ROUNDING_MODES[code]]
+    return jnp.select([code == i for i in range(len(ROUNDING_MODES))],
+                      [jnp.asarray(choices[m]) for m in ROUNDING_MODES])
+
+
 class Unpacked(NamedTuple):
     """Bit patterns unpacked into exact integers: a finite value is (-1)^sign * sig * 2^exp.
 
@@ -183,25 +208,18 @@ def bit_length(x):
     return 64 - lax.clz(x.astype(jnp.int64))
 
 
-def rounding_increment(rounding: str, sign, lsb, guard, sticky):
+def rounding_increment(rounding, sign, lsb, guard, sticky):
     """Whether rounding adds one unit in the last place to a truncated magnitude.
 
     ``lsb``: the truncated magnitude's last bit; ``guard``: the first bit cut off; ``sticky``:
     any bit below it. The decision table of FPnew's ``fpnew_rounding`` (= IEEE 754 for the five
-    IEEE modes), shared by the ideal and the RTL model. Boolean arrays in, boolean array out.
+    IEEE modes), shared by the ideal and the RTL model. Boolean arrays in, boolean array out;
+    ``rounding`` a mode name or a code array (``rounding_code``).
     """
     inexact = guard | sticky
-    if rounding == "rne":
-        return guard & (sticky | lsb)
-    if rounding == "rtz":
-        return jnp.zeros_like(inexact)
-    if rounding == "rdn":
-        return inexact & sign
-    if rounding == "rup":
-        return inexact & ~sign
-    if rounding == "rmm":
-        return guard
-    return inexact & ~lsb  # rod
+    return by_rounding(rounding, {"rne": guard & (sticky | lsb), "rtz": jnp.zeros_like(inexact),
+                                  "rdn": inexact & sign, "rup": inexact & ~sign, "rmm": guard,
+                                  "rod": inexact & ~lsb})
 
 
 def _round_at(sign, mag, lsb_exp, q, rounding):
@@ -233,7 +251,7 @@ def round_with_flags(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "r
     below 2^emin) and inexact, the choice RISC-V makes of IEEE 754-2019 7.5; NX: inexact or OF.
     """
     fmt = as_format(fmt)
-    check_rounding(rounding)
+    rounding = rounding_code(rounding)
     sign = jnp.asarray(sign, bool)
     mag = jnp.asarray(mag, jnp.int64)
     lsb_exp = jnp.asarray(lsb_exp, jnp.int64)
@@ -246,9 +264,8 @@ def round_with_flags(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "r
     field = jnp.minimum(q - q_min, 1 << fmt.exp_bits)
     pattern = (field << fmt.man_bits) + kept + up
     overflow = pattern >= fmt.inf_bits
-    overflow_to_inf = {"rne": True, "rmm": True, "rtz": False, "rod": False}.get(rounding)
-    if overflow_to_inf is None:
-        overflow_to_inf = sign if rounding == "rdn" else ~sign
+    overflow_to_inf = by_rounding(rounding, {"rne": True, "rmm": True, "rtz": False,
+                                             "rod": False, "rdn": sign, "rup": ~sign})
     saturated = jnp.where(overflow_to_inf, fmt.inf_bits, fmt.max_bits)
     pattern = jnp.where(overflow, saturated, pattern).astype(jnp.uint64)
     pattern = pattern | (sign.astype(jnp.uint64) << (fmt.width - 1))

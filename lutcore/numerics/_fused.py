@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from . import _rtl
 from ._formats import (
@@ -36,10 +37,11 @@ from ._formats import (
     FPFormat,
     as_format,
     bit_length,
-    check_rounding,
     decode,
     encode_special,
+    is_rounding,
     round_with_flags,
+    rounding_code,
 )
 
 # (src, dst) pairs of the MiniFloat-NN ExSdotp / ExVsum instructions (paper Table I).
@@ -116,7 +118,7 @@ def _sort3(keys, *fields):
     return [list(col) for col in zip(*rows)]
 
 
-def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding: str):
+def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding):
     """Sum three exact finite terms, round once: (``dst`` patterns, flags) (module docstring)."""
     width = max(t.width for t in terms)
     gap = _window_gap(width, dst)
@@ -158,7 +160,8 @@ def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding: str):
     # An exact zero is +0 (-0 when rounding down), or the common sign of all-zero terms.
     all_zero = m1 == 0
     zero_sign = jnp.where(all_zero & s1 & s2 & s3, True,
-                          jnp.where(all_zero & ~(s1 | s2 | s3), False, rounding == "rdn"))
+                          jnp.where(all_zero & ~(s1 | s2 | s3), False,
+                                    is_rounding(rounding, "rdn")))
     sign = jnp.where(n == 0, zero_sign, n < 0)
     return round_with_flags(sign, jnp.abs(n), lsb, dst, rounding)
 
@@ -175,7 +178,7 @@ def _any(masks):
     return functools.reduce(jnp.logical_or, masks)
 
 
-def _sum3(terms: tuple[Term, ...], products: tuple[bool, ...], dst: FPFormat, rounding: str,
+def _sum3(terms: tuple[Term, ...], products: tuple[bool, ...], dst: FPFormat, rounding,
           model: str, lane) -> Outputs:
     """Either model's finite result, then the specials both share (fpnew_sdotp_multi's rules:
     any NaN, inf*0 or inf-inf gives the canonical NaN; NV for inf*0 even beside a quiet NaN,
@@ -212,7 +215,9 @@ def _pick(out: Outputs, outputs: tuple[str, ...]):
     return out.bits if outputs == ("bits",) else tuple(getattr(out, f) for f in outputs)
 
 
-_STATIC = ("src", "dst", "rounding", "model", "lane", "outputs")
+# The rounding mode is a traced operand (a code of ROUNDING_MODES), as in FPnew: one compiled
+# kernel per formats, model and lane serves all six modes.
+_STATIC = ("src", "dst", "model", "lane", "outputs")
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
@@ -239,9 +244,10 @@ def _operands(fmt_bits):
     return jnp.broadcast_arrays(*arrays)
 
 
-def _static(src: FPFormat, dst: FPFormat, rounding: str, model: str, lane, op: str,
+def _kernel_args(src: FPFormat, dst: FPFormat, rounding, model: str, lane, op: str,
             vsum: bool = False) -> dict:
-    """Checked static arguments of a kernel; ``lane`` is resolved for the rtl model only."""
+    """Checked keyword arguments of a kernel: the static formats, model and ``lane`` (resolved
+    for the rtl model only) and the rounding mode's code, a traced operand."""
     if model not in MODELS:
         raise ValueError(f"{op}: unknown model {model!r}; allowed: {', '.join(MODELS)}")
     if model == "ideal" and lane is not None:
@@ -249,7 +255,8 @@ def _static(src: FPFormat, dst: FPFormat, rounding: str, model: str, lane, op: s
                          "has none")
     if model == "rtl":
         lane = _rtl.resolve_lane(lane, src, dst, op, vsum)
-    return dict(src=src, dst=dst, rounding=check_rounding(rounding), model=model, lane=lane)
+    return dict(src=src, dst=dst, rounding=np.uint8(rounding_code(rounding)), model=model,
+                lane=lane)
 
 
 def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
@@ -284,7 +291,7 @@ def _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, outputs, op
     src, dst = as_format(src), as_format(dst)
     _check_pair(src, dst, op)
     ops = _operands([(a, src), (b, src), (c, src), (d, src), (e, dst)])
-    return _exsdotp(*ops, outputs=outputs, **_static(src, dst, rounding, model, lane, op))
+    return _exsdotp(*ops, outputs=outputs, **_kernel_args(src, dst, rounding, model, lane, op))
 
 
 def exfma(a, b, c, *, src, dst, rounding="rne"):
@@ -296,7 +303,8 @@ def exfma(a, b, c, *, src, dst, rounding="rne"):
     if src != dst:
         _check_pair(src, dst, "exfma")
     ops = _operands([(a, src), (b, src), (c, dst)])
-    return _exfma(*ops, outputs=("bits",), **_static(src, dst, rounding, "ideal", None, "exfma"))
+    return _exfma(*ops, outputs=("bits",),
+                  **_kernel_args(src, dst, rounding, "ideal", None, "exfma"))
 
 
 def exfma_cascade(a, b, c, d, e, *, src, dst, rounding="rne"):
@@ -341,4 +349,4 @@ def _vsum_outputs(a, c, e, fmt, rounding, model, lane, outputs):
         raise ValueError(f"vsum: {fmt} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
     ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
     return _vsum(*ops, outputs=outputs,
-                 **_static(fmt, fmt, rounding, model, lane, "vsum", vsum=True))
+                 **_kernel_args(fmt, fmt, rounding, model, lane, "vsum", vsum=True))

@@ -35,7 +35,15 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from jax import lax
 
-from ._formats import FLAG_NX, FLAG_OF, FLAG_UF, FPFormat, as_format, rounding_increment
+from ._formats import (
+    FLAG_NX,
+    FLAG_OF,
+    FLAG_UF,
+    FPFormat,
+    as_format,
+    is_rounding,
+    rounding_increment,
+)
 from ._units import SDOTP_LANES, SdotpLane, SdotpWidths, sdotp_widths
 
 
@@ -123,7 +131,7 @@ def _addend(term, product: bool, dst: FPFormat, p_dst: int):
 
 
 def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLane,
-         rounding: str) -> RtlResult:
+         rounding) -> RtlResult:
     """The finite datapath on addends x, y, z (a*b or a, c*d or c, e) of ``Term`` type.
 
     ``products``: static, which terms come out of the multipliers (their zero exponent differs).
@@ -147,7 +155,7 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     carry1 = ((raw1 >> w1) & one) == 1
     sum1 = jnp.where(sub1 & ~carry1, -raw1, raw1) & _mask(w1)
     zero1 = (sum1 == 0) & carry1 & ~sticky1 & sub1
-    sign1 = jnp.where(zero1, rounding == "rdn", jnp.where(sub1, carry1 == s_max, s_max))
+    sign1 = jnp.where(zero1, is_rounding(rounding, "rdn"), jnp.where(sub1, carry1 == s_max, s_max))
 
     # Sign of a result that rounds from below the smallest subnormal when max is zero.
     both = jnp.where(s_max, s_int | s_min, s_int & s_min)
@@ -209,7 +217,7 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     sign = jnp.where(z_max & (pre_abs == 0) & inexact, sign_zero, sign2)
     rounded = pre_abs + rounding_increment(rounding, sign, (pre_abs & one) == 1, round_bit,
                                            sticky_bit).astype(jnp.uint64)
-    sign = jnp.where((pre_abs == 0) & ~inexact & sub2, rounding == "rdn", sign)
+    sign = jnp.where((pre_abs == 0) & ~inexact & sub2, is_rounding(rounding, "rdn"), sign)
     field = (rounded >> m_bits) & _mask(e_bits)
     overflow = of_before | (field == _mask(e_bits))
     flags = (jnp.where(overflow, FLAG_OF | FLAG_NX, 0) | jnp.where(inexact, FLAG_NX, 0)
