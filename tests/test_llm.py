@@ -179,6 +179,20 @@ def test_quantize_rtn_grid_and_error():
         llm.quantize_rtn(w, 2, 48)
 
 
+def test_dequantize_is_each_weights_two_roundings():
+    """W = (code - zero) * scale, each element rounded as Python floats round (IEEE double)."""
+    rng = np.random.default_rng(11)
+    w = llm.AffineWeights(rng.integers(0, 16, (2, 3, 8), dtype=np.uint8),
+                          rng.standard_normal((2, 3, 2)) * 1e-3, rng.standard_normal((2, 3, 2)),
+                          4)
+    got = w.dequantize()
+    assert got.dtype == np.float64 and got.shape == w.codes.shape
+    for index in np.ndindex(*w.codes.shape):
+        group = (*index[:-1], index[-1] // w.group_size)
+        want = (int(w.codes[index]) - float(w.zero[group])) * float(w.scale[group])
+        assert got[index] == want
+
+
 def test_from_q4_1_matches_gguf_dequantize():
     rng = np.random.default_rng(5)
     w = rng.standard_normal((6, 64)).astype(np.float32)
