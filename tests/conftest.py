@@ -33,11 +33,34 @@ def quick_run(tmp_path_factory) -> pathlib.Path:
     return workdir
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns the markers into groups
+# Modules whose tests share ``quick_run``: they run on one xdist worker, so the pipeline runs once.
+QUICK_RUN_MODULES = ("tests/test_notebooks.py", "tests/test_pipeline.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` as this suite means it: one work unit per test module (its module
+    fixtures, experiment runs, are computed once), and one for all of QUICK_RUN_MODULES.
+
+    xdist's own loadgroup marks groups by rewriting node ids, which pytest >= 9.2 ignores, so
+    every module was spread over both workers and the quick pipeline ran twice
+    (pytest-dev/pytest-xdist#1386); this scheduler groups by the node id's module instead.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "quick_run" if module in QUICK_RUN_MODULES else module
+
+    return ModuleScheduling(config, log)
+
+
 def pytest_collection_modifyitems(items):
-    """One xdist worker per test module, so its module fixtures (experiment runs) are computed
-    once; every test of the shared quick run on one worker, so it runs once."""
-    for item in items:
-        shared = "quick_run" in getattr(item, "fixturenames", ())
-        group = "quick_run" if shared else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+    """A test that uses ``quick_run`` outside QUICK_RUN_MODULES would run the pipeline again."""
+    stray = [item.nodeid for item in items if "quick_run" in getattr(item, "fixturenames", ())
+             and item.nodeid.split("::", 1)[0] not in QUICK_RUN_MODULES]
+    if stray:
+        raise pytest.UsageError(f"tests use quick_run outside QUICK_RUN_MODULES {QUICK_RUN_MODULES}"
+                                f" (tests/conftest.py): {', '.join(stray)}")

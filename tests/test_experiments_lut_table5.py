@@ -93,3 +93,20 @@ def test_table_shows_paper_and_ours_side_by_side():
 def test_config_errors_name_the_key(params, match):
     with pytest.raises(ConfigError, match=match):
         make_config(TABLE5, params)
+
+
+def test_weight_error_is_the_relative_frobenius_norm():
+    """Against math.fsum over every weight; the shipped setting is exactly 0."""
+    import math
+
+    from test_llm import tiny_checkpoint
+
+    from experiments.lut_tensor_core.table5_perplexity import _weight_error, weight_setting
+
+    checkpoint = tiny_checkpoint()
+    assert _weight_error(checkpoint, weight_setting(checkpoint, "q4_1", 16)) == 0.0
+    setting = weight_setting(checkpoint, "int2", 16)
+    pairs = [(float(a), float(b)) for name, w in checkpoint.linears.items()
+             for a, b in zip(setting.linears[name].dequantize().ravel(), w.dequantize().ravel())]
+    want = math.sqrt(math.fsum((a - b) ** 2 for a, b in pairs) / math.fsum(b * b for _, b in pairs))
+    assert want > 0.01 and _weight_error(checkpoint, setting) == pytest.approx(want, rel=1e-12)

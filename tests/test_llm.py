@@ -179,6 +179,20 @@ def test_quantize_rtn_grid_and_error():
         llm.quantize_rtn(w, 2, 48)
 
 
+def test_dequantize_is_each_weights_two_roundings():
+    """W = (code - zero) * scale, each element rounded as Python floats round (IEEE double)."""
+    rng = np.random.default_rng(11)
+    w = llm.AffineWeights(rng.integers(0, 16, (2, 3, 8), dtype=np.uint8),
+                          rng.standard_normal((2, 3, 2)) * 1e-3, rng.standard_normal((2, 3, 2)),
+                          4)
+    got = w.dequantize()
+    assert got.dtype == np.float64 and got.shape == w.codes.shape
+    for index in np.ndindex(*w.codes.shape):
+        group = (*index[:-1], index[-1] // w.group_size)
+        want = (int(w.codes[index]) - float(w.zero[group])) * float(w.scale[group])
+        assert got[index] == want
+
+
 def test_from_q4_1_matches_gguf_dequantize():
     rng = np.random.default_rng(5)
     w = rng.standard_normal((6, 64)).astype(np.float32)
@@ -262,6 +276,50 @@ def test_read_gguf_round_trip(tiny_gguf, tiny):
                          for w in written])
         assert read.linears[name].codes.shape == written.shape
         np.testing.assert_allclose(read.linears[name].dequantize(), want, rtol=0, atol=1e-6)
+
+
+def reader_contents(path):
+    """Metadata and tensor bytes as PyPI gguf's own GGUFReader reads them (the reference)."""
+    reader = gguf.GGUFReader(path)
+    metadata = {key: field.contents() for key, field in reader.fields.items()
+                if not key.startswith("GGUF.")}
+    return metadata, {t.name: (int(t.tensor_type), t.data.view(np.uint8)) for t in reader.tensors}
+
+
+def test_gguf_reader_reads_what_pypi_gguf_reads(tiny_gguf, tmp_path):
+    """Every value type (scalars, strings, numeric and string arrays) and every tensor, against
+    gguf.GGUFReader: same keys in order, same values and Python types, same bytes. (Nested
+    arrays are left out: GGUFReader flattens them.)"""
+    extra = tmp_path / "types.gguf"
+    writer = gguf.GGUFWriter(str(extra), "llama")
+    values = {"u8": (7, gguf.GGUFValueType.UINT8), "i8": (-7, gguf.GGUFValueType.INT8),
+              "u16": (65535, gguf.GGUFValueType.UINT16), "i16": (-2, gguf.GGUFValueType.INT16),
+              "u32": (1 << 31, gguf.GGUFValueType.UINT32), "i32": (-5, gguf.GGUFValueType.INT32),
+              "f32": (0.1, gguf.GGUFValueType.FLOAT32), "b": (True, gguf.GGUFValueType.BOOL),
+              "u64": (1 << 63, gguf.GGUFValueType.UINT64), "i64": (-1, gguf.GGUFValueType.INT64),
+              "f64": (0.1, gguf.GGUFValueType.FLOAT64), "s": ("ünï", gguf.GGUFValueType.STRING)}
+    for key, (value, kind) in values.items():
+        writer.add_key_value(f"t.{key}", value, kind)
+    writer.add_array("t.floats", [0.5, -1e-30, 3.0])
+    writer.add_array("t.bools", [True, False])
+    writer.add_array("t.strings", ["", "a b", "Ġthe", "日本"])
+    writer.add_array("t.empty", [])
+    writer.add_tensor("f16", np.arange(6, dtype=np.float16).reshape(2, 3))
+    writer.add_tensor("f32", np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    for path in (tiny_gguf[0], extra):
+        metadata, tensors = reader_contents(path)
+        read = llm.read_gguf_file(path)
+        assert list(read.metadata) == list(metadata)
+        for key, value in metadata.items():
+            assert read.metadata[key] == value and repr(read.metadata[key]) == repr(value), key
+        assert list(read.tensors) == list(tensors)
+        for name, (kind, data) in tensors.items():
+            assert read.tensors[name].type == kind
+            np.testing.assert_array_equal(read.tensors[name].data.reshape(data.shape), data)
 
 
 def test_cache_is_bit_identical_and_keyed_by_content(tiny_gguf, tmp_path):

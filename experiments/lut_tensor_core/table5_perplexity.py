@@ -102,9 +102,15 @@ def weight_setting(checkpoint: llm.Checkpoint, name: str, group_size: int) -> ll
 
 def _weight_error(checkpoint: llm.Checkpoint, setting: llm.Checkpoint) -> float:
     """||W - W_q4_1||_F / ||W_q4_1||_F over all linear layers."""
-    diff = sum(np.sum((setting.linears[n].dequantize() - w.dequantize()) ** 2)
-               for n, w in checkpoint.linears.items())
-    norm = sum(np.sum(w.dequantize() ** 2) for w in checkpoint.linears.values())
+    if setting is checkpoint:  # the shipped weights themselves: exactly 0
+        return 0.0
+    diff = norm = 0
+    for name, w in checkpoint.linears.items():
+        reference = w.dequantize()
+        error = setting.linears[name].dequantize()
+        error -= reference
+        diff += np.sum(np.square(error, out=error))
+        norm += np.sum(np.square(reference, out=reference))
     return float(np.sqrt(diff / norm))
 
 

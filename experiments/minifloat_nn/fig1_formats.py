@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 
+import jax
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
@@ -82,8 +83,11 @@ def run(config: Config) -> xr.Dataset:
                             "src": list(config.formats), "dst": list(config.formats),
                             "lane": [lane.name for lane in nm.SDOTP_LANES]})
     ds["dynamic_range_decades"] = np.log10(ds["max_value"] / ds["min_subnormal"])
-    ds["supported"] = (("op", "src", "dst"), np.array(
-        [[[_supported(op, s, d) for d in fmts] for s in fmts] for op in OPS]))
+    # one scalar call per (op, src, dst): op by op, not one compiled program per format pair
+    # (50 XLA compilations took 7.5 s CPU; eager, 4.6 s)
+    with jax.disable_jit():
+        supported = [[[_supported(op, s, d) for d in fmts] for s in fmts] for op in OPS]
+    ds["supported"] = (("op", "src", "dst"), np.array(supported))
     ds["lane_covers"] = (("lane", "src", "dst"), np.array(
         [[[lane.covers(s, d) for d in fmts] for s in fmts] for lane in nm.SDOTP_LANES]))
     ds["max_value"].attrs["long_name"] = "largest finite value"

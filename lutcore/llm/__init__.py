@@ -30,6 +30,7 @@ from ._checkpoint import (
 from ._config import ROPE_LAYOUTS, LlamaConfig
 from ._data import kjv_books, kjv_text, smollm2_gguf
 from ._eval import WindowScores, score_windows, token_windows
+from ._gguf import GgufFile, RawTensor, read_gguf_file
 from ._model import (
     GEMM_PATHS,
     LUT_K,
@@ -52,6 +53,7 @@ __all__ = [
     "ROPE_LAYOUTS", "LlamaConfig",
     "kjv_books", "kjv_text", "smollm2_gguf",
     "WindowScores", "score_windows", "token_windows",
+    "GgufFile", "RawTensor", "read_gguf_file",
     "GEMM_PATHS", "LUT_K", "GemmPath", "Model", "attention", "gemm_path", "logits", "prepare",
     "rms_norm", "rotary", "with_path",
     "bpe_tokenizer",

@@ -1,7 +1,7 @@
 """A LLaMA checkpoint read from GGUF, and its deterministic ``.npz`` cache.
 
-Reading GGUF with PyPI ``gguf`` parses every metadata field eagerly (about 4 s for the 49,152
-tokens and 48,900 merges of SmolLM2), so ``load_checkpoint`` keeps what the model needs — codes,
+Reading the GGUF (``_gguf``) and rebuilding the tokenizer still take about a second, so
+``load_checkpoint`` keeps what the model needs — codes,
 scales and zero points of the linear layers, the float tensors, the tokenizer as JSON — in an
 ``.npz`` named by the SHA-256 of the GGUF file; the cached arrays are the read ones, bit for bit.
 """
@@ -18,6 +18,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from ._config import LlamaConfig
+from ._gguf import read_gguf_file
 from ._tokenizer import bpe_tokenizer
 from ._weights import AffineWeights, from_q4_1
 
@@ -62,46 +63,45 @@ class Checkpoint:
         return dataclasses.replace(self, linears=linears)
 
 
-def _field(reader, key: str, default=None):
-    field = reader.get_field(key)
-    if field is None:
+def _field(metadata: dict, key: str, default=None):
+    if key not in metadata:
         if default is None:
             raise KeyError(f"GGUF metadata has no {key}")
         return default
-    return field.contents()
+    return metadata[key]
 
 
 def read_gguf(path: str | os.PathLike) -> Checkpoint:
     """Read a ``llama`` GGUF file: Q4_1 linear layers (as codes), any other tensor dequantized."""
-    from gguf import GGMLQuantizationType, GGUFReader
+    from gguf import GGMLQuantizationType
     from gguf.quants import dequantize
 
-    reader = GGUFReader(path)
-    arch = _field(reader, "general.architecture")
+    gguf_file = read_gguf_file(path)
+    metadata, tensors = gguf_file.metadata, gguf_file.tensors
+    arch = _field(metadata, "general.architecture")
     if arch != "llama":
         raise ValueError(f"{path}: general.architecture {arch!r} unsupported; allowed values: "
                          "llama")
     config = LlamaConfig(
-        vocab_size=len(_field(reader, "tokenizer.ggml.tokens")),
-        dim=_field(reader, "llama.embedding_length"),
-        n_layers=_field(reader, "llama.block_count"),
-        n_heads=_field(reader, "llama.attention.head_count"),
-        n_kv_heads=_field(reader, "llama.attention.head_count_kv"),
-        ffn_dim=_field(reader, "llama.feed_forward_length"),
-        rope_theta=float(_field(reader, "llama.rope.freq_base", 10000.0)),
-        norm_eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")))
-    tensors = {t.name: t for t in reader.tensors}
+        vocab_size=len(_field(metadata, "tokenizer.ggml.tokens")),
+        dim=_field(metadata, "llama.embedding_length"),
+        n_layers=_field(metadata, "llama.block_count"),
+        n_heads=_field(metadata, "llama.attention.head_count"),
+        n_kv_heads=_field(metadata, "llama.attention.head_count_kv"),
+        ffn_dim=_field(metadata, "llama.feed_forward_length"),
+        rope_theta=float(_field(metadata, "llama.rope.freq_base", 10000.0)),
+        norm_eps=float(_field(metadata, "llama.attention.layer_norm_rms_epsilon")))
 
     def dense(name):
         t = tensors[name]
-        return np.asarray(dequantize(t.data, t.tensor_type), np.float32).reshape(
-            tuple(reversed([int(n) for n in t.shape])))
+        return np.asarray(dequantize(t.data, GGMLQuantizationType(t.type)),
+                          np.float32).reshape(t.shape)
 
     def linear(name):
         t = tensors[name]
-        if t.tensor_type != GGMLQuantizationType.Q4_1:
-            raise ValueError(f"{path}: {name} is {t.tensor_type.name}; linear layers must be "
-                             "Q4_1 (the codes the LUT path looks up)")
+        if t.type != GGMLQuantizationType.Q4_1:
+            raise ValueError(f"{path}: {name} is {GGMLQuantizationType(t.type).name}; linear "
+                             "layers must be Q4_1 (the codes the LUT path looks up)")
         return from_q4_1(t.data)
 
     layers = range(config.n_layers)
@@ -110,11 +110,11 @@ def read_gguf(path: str | os.PathLike) -> Checkpoint:
         per_layer = [linear(f"blk.{i}.{name}.weight") for i in layers]
         linears[name] = AffineWeights(*(np.stack([getattr(w, f) for w in per_layer])
                                         for f in ("codes", "scale", "zero")), 4)
-    tokenizer = bpe_tokenizer(_field(reader, "tokenizer.ggml.tokens"),
-                              _field(reader, "tokenizer.ggml.merges"),
-                              _field(reader, "tokenizer.ggml.token_type"),
-                              model=_field(reader, "tokenizer.ggml.model"),
-                              pre=_field(reader, "tokenizer.ggml.pre", "gpt2"))
+    tokenizer = bpe_tokenizer(_field(metadata, "tokenizer.ggml.tokens"),
+                              _field(metadata, "tokenizer.ggml.merges"),
+                              _field(metadata, "tokenizer.ggml.token_type"),
+                              model=_field(metadata, "tokenizer.ggml.model"),
+                              pre=_field(metadata, "tokenizer.ggml.pre", "gpt2"))
     return Checkpoint(
         config=config,
         embedding=dense("token_embd.weight"),

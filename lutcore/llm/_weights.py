@@ -34,7 +34,9 @@ class AffineWeights(NamedTuple):
     def dequantize(self) -> np.ndarray:
         """[..., N, K] float64 weights."""
         groups = self.codes.reshape(*self.scale.shape, self.group_size)
-        return ((groups - self.zero[..., None]) * self.scale[..., None]).reshape(self.codes.shape)
+        weights = np.subtract(groups, self.zero[..., None], dtype=np.float64)
+        weights *= self.scale[..., None]  # in place: one [..., N, K] float64 array, not two
+        return weights.reshape(self.codes.shape)
 
     def layer(self, i: int) -> AffineWeights:
         """The weights of layer ``i`` of stacked [L, N, K] weights."""

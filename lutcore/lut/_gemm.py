@@ -91,7 +91,9 @@ def _check_codes(w, scheme: TableScheme):
         raise ValueError(f"w must hold unsigned integer codes, got dtype {w.dtype}")
     levels = 3 if scheme.name == "ternary" else 1 << scheme.w_bits
     if not isinstance(w, jax.core.Tracer) and w.size:
-        low, high = int(w.min()), int(w.max())
+        # one transfer for both bounds (each int() of a device value waits for queued work)
+        bounds = jnp.stack([w.min(), w.max()]) if isinstance(w, jax.Array) else (w.min(), w.max())
+        low, high = (int(v) for v in np.asarray(bounds))
         if low < 0 or high >= levels:
             raise ValueError(f"w codes must lie in [0, {levels}) for {scheme.name} weights "
                              f"(w_bits={scheme.w_bits}); got values in [{low}, {high}]")
@@ -151,8 +153,8 @@ def _prepare(w, scale, zero, scheme):
 
 def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
     """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments)."""
-    w = jnp.asarray(w)
-    _check_codes(w, scheme)
+    w = w if isinstance(w, jax.Array) else np.asarray(w)
+    _check_codes(w, scheme)  # on the host for host codes: no device round trip
     return PreparedWeights(_prepare(w, scale, zero, scheme), scheme, int(w.shape[1]))
 
 
