@@ -259,7 +259,9 @@ def _shape_claims(module, ds, best, full):
     paper_shape = shape_label(*reference(PAPER, ID, "best_shape").value)
     full_shapes = [shape_label(v["lut_tensor_core"].m, v["lut_tensor_core"].n,
                                v["lut_tensor_core"].k) for v in full.values()]
-    full_mode = max(set(full_shapes), key=full_shapes.count)
+    # ties go to the shape met first in panel order (a set's order varies with the string hash
+    # seed, and made the reported shape differ from run to run)
+    full_mode = max(dict.fromkeys(full_shapes), key=full_shapes.count)
     out = [paper_claim(
         module, "best_shape",
         ours=f"paper boundary: most frequent LUT optimum {mode} ({counts[mode]} of {len(shapes)} "
