@@ -15,6 +15,7 @@ from experiments._framework import (
     ConfigError,
     cache_dir,
     collect_claims,
+    contradiction_claim,
     get,
     ids,
     make_config,
@@ -26,5 +27,5 @@ from experiments._framework import (
 )
 
 __all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "cache_dir", "collect_claims",
-           "get", "ids", "make_config", "markdown_table", "paper_claim", "reference", "registry",
-           "use_cache_dir"]
+           "contradiction_claim", "get", "ids", "make_config", "markdown_table", "paper_claim",
+           "reference", "registry", "use_cache_dir"]

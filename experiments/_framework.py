@@ -205,6 +205,15 @@ def paper_claim(module, key: str, *, ours: str, holds: bool, tolerance: str = ""
                  verdict=verdict or ref.verdict, reason=reason or ref.reason)
 
 
+def contradiction_claim(module, key: str, *, ours: str, shown: bool, tolerance: str = "",
+                        reason: str = "") -> Claim:
+    """A claim that the paper contradicts itself: ``shown`` when our arithmetic shows the
+    contradiction (verdict paper-inconsistent, with ``reason``); otherwise it holds."""
+    return paper_claim(module, key, ours=ours, holds=not shown, tolerance=tolerance,
+                       verdict="paper-inconsistent" if shown else "",
+                       reason=reason if shown else "")
+
+
 def collect_claims(module, ds, *, full: bool = False) -> list[Claim]:
     """``module.claims(ds)``, checked against ``module.CLAIMS`` (every key it states is declared;
     with ``full``, the run of the default config, every declared key is stated), plus a claim

@@ -21,7 +21,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments import markdown_table, paper_claim, reference
+from experiments import contradiction_claim, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (
     BOUNDARY_LABELS,
     LIBRARY_LABELS,
@@ -277,25 +277,25 @@ def _inconsistency_claims(module, ds):
     model = float(ds.area.sel(boundary="paper")[-1])
     as_mm2 = lut_area / per_array
     shown = unit == "mm2" and as_mm2 > 1e3
-    return [paper_claim(
+    return [contradiction_claim(
         module, "configuration_label",
         ours=f"caption W_{caption[0].upper()} A_{caption[1].upper()}, text W_{text[0].upper()} "
              f"A_{text[1].upper()}; this run: W_{ours[0].upper()} A_{ours[1].upper()} (the "
              "caption's; A_INT2 activations are not among the formats any figure sweeps)",
-        holds=not differ, verdict="paper-inconsistent" if differ else "",
+        shown=differ,
         tolerance="caption and text name one configuration",
         reason=f"the caption names W_{caption[0].upper()} A_{caption[1].upper()}, the text "
                f"W_{text[0].upper()} A_{text[1].upper()} for the same ablation: weight and "
                f"activation widths swapped; no figure of the paper sweeps "
                f"A_{text[1].upper()} activations, so the caption's reading is the one priced"
         if differ else ""),
-        paper_claim(
+        contradiction_claim(
         module, "area_unit",
         ours=f"Table 1's A100-LUT-4X is 0.187 mm^2 per SM for 16 arrays of M N K = 512, "
              f"{per_array * 1e6:,.0f} um^2 per array; Table 2's LUT Tensor Core array, "
              f"{lut_area:,.2f}, is then {lut_area / (per_array * 1e6):.3f}x that in um^2 and "
              f"{as_mm2:,.0f}x that in mm^2; our paper-boundary array: {model * 1e6:,.0f} um^2",
-        holds=not shown, verdict="paper-inconsistent" if shown else "",
+        shown=shown,
         tolerance="the printed unit gives areas of the order of Table 1's",
         reason=f"Table 2 heads its column 'Area (mm2)' for one M N K = 512 array: "
                f"{lut_area:,.2f} mm^2 would be {as_mm2:,.0f}x Table 1's own "
