@@ -24,11 +24,20 @@ def snakemake(workdir: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
         capture_output=True, text=True, env=checkout_env())
 
 
+# The experiments the pipeline tests run through Snakemake: those the notebooks read, one of each
+# kind (numerics, Snitch kernels, LUT tables, PPA, GPU). CI's regeneration check
+# (tools/check_results.py) runs every experiment through the pipeline; their own tests run each
+# on its own, in process.
+PIPELINE_SAMPLE = ("mfnn-fig9", "mfnn-table2", "lut-tablequant", "lut-fig14", "lut-fig17")
+SAMPLE_CONFIG = ("preset=quick", f"experiments=[{','.join(PIPELINE_SAMPLE)}]")
+
+
 @pytest.fixture(scope="session")
 def quick_run(tmp_path_factory) -> pathlib.Path:
-    """A working directory holding results/ of the whole pipeline on the quick preset."""
+    """A working directory holding results/ of the pipeline on the quick preset, for the
+    experiments of PIPELINE_SAMPLE and the report."""
     workdir = tmp_path_factory.mktemp("quick")
-    done = snakemake(workdir, "--config", "preset=quick")
+    done = snakemake(workdir, "--config", *SAMPLE_CONFIG)
     assert done.returncode == 0, done.stderr[-5000:]
     return workdir
 
