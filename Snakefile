@@ -19,6 +19,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/synthesis.smk"
 include: "workflow/rules/minifloat_nn.smk"
 include: "workflow/rules/lut_tensor_core.smk"
+include: "workflow/rules/batches.smk"
 
 
 localrules: all, summary

@@ -10,7 +10,7 @@ import yaml
 
 from experiments import VERDICTS, get, registry
 
-from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_CONFIG, snakemake
+from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_BATCH, SAMPLE_CONFIG, snakemake
 
 OUTPUTS = ("data/{}.nc", "figures/{}.png", "figures/{}.pdf", "tables/{}.md", "claims/{}.json")
 CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "deviation",
@@ -110,10 +110,29 @@ def test_rerun_gives_identical_files(quick_run):
 
 
 @pytest.mark.slow
+def test_a_batch_is_one_job_and_reruns_whole(quick_run):
+    batch, members = SAMPLE_BATCH
+    config = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())
+    assert set(members) <= set(config["batches"][batch])
+    results = quick_run / "results"
+    before = digests(results)
+    done = snakemake(quick_run, "--config", *SAMPLE_CONFIG, "--forcerun",
+                     f"results/claims/{members[0]}.json")
+    assert done.returncode == 0, done.stderr[-5000:]
+    log = done.stdout + done.stderr
+    assert {i for i in registry() if f"[lutcore] {i}: config" in log} == set(members)
+    assert log.count(f"batch_{batch}") >= 1 and "rule minifloat_nn" not in log
+    assert digests(results) == before
+
+
+@pytest.mark.slow
 def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     results = quick_run / "results"
+    batch, members = SAMPLE_BATCH
     declared = {results / pattern.format(i) for i in PIPELINE_SAMPLE for pattern in OUTPUTS}
-    declared |= {results / "benchmarks" / f"{i}.tsv" for i in PIPELINE_SAMPLE}
+    declared |= {results / "benchmarks" / f"{i}.tsv" for i in PIPELINE_SAMPLE
+                 if i not in members}
+    declared.add(results / "benchmarks" / f"batch-{batch}.tsv")
     declared |= {results / "claims.json", results / "REPORT.md"}
     written = {p for p in results.rglob("*") if p.is_file()
                and not p.relative_to(results).parts[0] == ".cache"}
@@ -127,7 +146,11 @@ def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     (None, "preset=fast", "lutcore config error: preset: 'fast' is not one of ['quick', 'full']"),
     (None, "experiments=[mfnn-fig99]",
      "lutcore config error: experiments: mfnn-fig99 not in preset"),
-], ids=["experiment-key", "preset", "experiment-id"])
+    ("batches: {gpu: [lut-fig99]}", "preset=quick",
+     "lutcore config error: batches.gpu: lut-fig99 not in preset quick"),
+    ("batches: {gpu: [lut-fig4, lut-table5]}", "preset=quick",
+     "lutcore config error: batches.gpu: lut-table5 is already in start_first"),
+], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]
     if configfile:  # merged over workflow/config.yaml

@@ -1,8 +1,9 @@
 """Where a pipeline run's minutes went: the time of every experiment job, longest first.
 
-Snakemake writes each experiment job's benchmark (``benchmark:`` of the paper rules) to
-``results/benchmarks/<id>.tsv``: wall seconds, CPU seconds (user + system, all threads) and
-peak memory. This prints them as a Markdown table with the totals:
+Snakemake writes each job's benchmark (``benchmark:`` of the paper and batch rules) to
+``results/benchmarks/<id>.tsv`` or ``batch-<name>.tsv``: wall seconds, CPU seconds (user +
+system, as psutil samples them) and peak memory. This prints them as a Markdown table with
+the totals:
 
     python3 tools/profile_run.py                 # results/ of this checkout
     python3 tools/profile_run.py /tmp/r/results  # another run's

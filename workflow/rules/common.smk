@@ -46,11 +46,33 @@ PRESET = config["preset"]
 PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
 SELECTED = config.get("experiments", list(PARAMS))
 
-for key in ("experiments", "start_first"):
-    outside = [i for i in config.get(key, []) if i not in PARAMS]
+for key, ids in [("experiments", config.get("experiments", [])),
+                 ("start_first", config.get("start_first", [])),
+                 *((f"batches.{name}", ids) for name, ids in config.get("batches", {}).items())]:
+    outside = [i for i in ids if i not in PARAMS]
     if outside:
         config_error(f"{key}: {', '.join(outside)} not in preset {PRESET}; "
                      f"it has: {', '.join(PARAMS)}")
+
+
+def selected_batches():
+    """Batch name -> the selected experiments of it, for batches with two or more (a batch of
+    one is an ordinary job). An experiment is in at most one batch, and a long job started
+    first (start_first) in none."""
+    seen = {}
+    for name, ids in config.get("batches", {}).items():
+        for i in ids:
+            if i in seen or i in config.get("start_first", []):
+                config_error(f"batches.{name}: {i} is already in "
+                             f"{'batches.' + seen[i] if i in seen else 'start_first'}")
+            seen[i] = name
+    batches = {name: [i for i in ids if i in SELECTED]
+               for name, ids in config.get("batches", {}).items()}
+    return {name: ids for name, ids in batches.items() if len(ids) > 1}
+
+
+BATCHES = selected_batches()
+BATCHED = {i for ids in BATCHES.values() for i in ids}
 
 
 def synthesis_facts(experiment, config):
@@ -105,8 +127,10 @@ EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file
 
 
 def paper_ids(paper):
-    """Wildcard regex matching the preset's experiment ids of one paper (a rule file each)."""
-    return "|".join(re.escape(i) for i in PARAMS if EXPERIMENTS[i]["paper"] == paper)
+    """Wildcard regex matching the preset's experiment ids of one paper (a rule file each) that
+    run as jobs of their own (not in a batch)."""
+    return "|".join(re.escape(i) for i in PARAMS
+                    if EXPERIMENTS[i]["paper"] == paper and i not in BATCHED)
 
 
 # Synthesis results (lutcore.ppa.synth), committed; absolute, like the sources, since a run may
@@ -123,14 +147,18 @@ SYNTHESIZED = sorted({d for i in SELECTED if EXPERIMENTS[i]["synthesize"]
                       for d in EXPERIMENTS[i]["synthesis"]})
 
 
-def experiment_sources(wildcards):
+def sources_of(experiment_id):
     """What an experiment's results depend on besides its params: editing any of it reruns it.
     Experiments that read synthesis results also depend on those cache files."""
-    experiment = EXPERIMENTS[wildcards.id]
+    experiment = EXPERIMENTS[experiment_id]
     caches = [f"{SYNTHESIS_CACHE}/{d}.{flow}.json" for d in experiment["synthesis"]
               for flow in experiment["flows"]]
     return [experiment["file"], FRAMEWORK, str(REFERENCE_DIR / f"{experiment['paper']}.yaml"),
             *LUTCORE_SOURCES, *caches]
+
+
+def experiment_sources(wildcards):
+    return sources_of(wildcards.id)
 
 
 def experiment_priority(wildcards):
@@ -140,7 +168,7 @@ def experiment_priority(wildcards):
 
 
 def experiment_params(wildcards):
-    return PARAMS[wildcards.id]
+    return {wildcards.id: PARAMS[wildcards.id]}
 
 
 def experiment_title(wildcards):
@@ -151,14 +179,21 @@ def experiment_title(wildcards):
 BENCHMARK = "results/benchmarks/{id}.tsv"
 
 
-def experiment_outputs(category):
-    """The files one experiment job writes; every paper's rule uses them under its category."""
+# The category of a paper's figures and tables in Snakemake's HTML report
+PAPER_CATEGORIES = {"lut_tensor_core": "LUT Tensor Core (ISCA'25)",
+                    "minifloat_nn": "MiniFloat-NN (ARITH'22)"}
+
+
+def experiment_outputs(paper, experiment_id="{id}"):
+    """The files one experiment writes (data first), under its paper's category; the paper
+    rules name them by the wildcard, the batch rules by the id."""
+    category = PAPER_CATEGORIES[paper]
     return dict(
-        data="results/data/{id}.nc",
-        figure=report("results/figures/{id}.png", caption="../report/figure.rst",
-                      category=category, subcategory="{id}"),
-        pdf="results/figures/{id}.pdf",
-        table=report("results/tables/{id}.md", caption="../report/table.rst",
-                     category=category, subcategory="{id}"),
-        claims="results/claims/{id}.json",
+        data=f"results/data/{experiment_id}.nc",
+        figure=report(f"results/figures/{experiment_id}.png", caption="../report/figure.rst",
+                      category=category, subcategory=experiment_id),
+        pdf=f"results/figures/{experiment_id}.pdf",
+        table=report(f"results/tables/{experiment_id}.md", caption="../report/table.rst",
+                     category=category, subcategory=experiment_id),
+        claims=f"results/claims/{experiment_id}.json",
     )

@@ -1,11 +1,12 @@
-# LUT Tensor Core (ISCA'25): one job per experiment id of experiments/lut_tensor_core/.
+# LUT Tensor Core (ISCA'25): one job per experiment id (outside the
+# batches of batches.smk) of experiments/lut_tensor_core/.
 
 
 rule lut_tensor_core:
     input:
         experiment_sources,
     output:
-        **experiment_outputs("LUT Tensor Core (ISCA'25)"),
+        **experiment_outputs("lut_tensor_core"),
     benchmark:
         BENCHMARK
     priority: experiment_priority

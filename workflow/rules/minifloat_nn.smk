@@ -1,11 +1,12 @@
-# MiniFloat-NN / ExSdotp (ARITH'22): one job per experiment id of experiments/minifloat_nn/.
+# MiniFloat-NN / ExSdotp (ARITH'22): one job per experiment id (outside the
+# batches of batches.smk) of experiments/minifloat_nn/.
 
 
 rule minifloat_nn:
     input:
         experiment_sources,
     output:
-        **experiment_outputs("MiniFloat-NN (ARITH'22)"),
+        **experiment_outputs("minifloat_nn"),
     benchmark:
         BENCHMARK
     priority: experiment_priority

@@ -24,7 +24,6 @@ import jax
 import matplotlib
 
 matplotlib.use("Agg")  # headless; must come before any experiment imports pyplot
-matplotlib.rcdefaults()  # matplotlib's own style and bundled fonts, whatever a matplotlibrc says
 
 import matplotlib.pyplot as plt  # noqa: E402
 import xarray as xr  # noqa: E402
@@ -37,7 +36,6 @@ from experiments import VERDICTS, ConfigError, collect_claims, get, make_config,
 xr.set_options(use_bottleneck=False, use_numbagg=False, use_flox=False, use_opt_einsum=False)
 
 CONFIG_FILE = pathlib.Path(__file__).resolve().parents[1] / "config.yaml"
-OUTPUTS = ("data", "figure", "pdf", "table", "claims")  # the output names of the paper rules
 
 
 def output_paths(results: pathlib.Path, experiment_id: str) -> dict[str, pathlib.Path]:
@@ -90,8 +88,9 @@ def use_cache(results: pathlib.Path) -> None:
 
 
 def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
-    """Run ``module`` with ``config`` and write its outputs to ``paths`` (keys: OUTPUTS)."""
+    """Run ``module`` with ``config`` and write its outputs to ``paths`` (``output_paths``)."""
     use_cache(paths["data"].parents[1])
+    matplotlib.rcdefaults()  # whatever an earlier experiment of the same batch set
     canonical = json.dumps(dataclasses.asdict(config), sort_keys=True, separators=(",", ":"))
     print(f"[lutcore] {module.ID}: {module.TITLE}", flush=True)
     print(f"[lutcore] {module.ID}: config {canonical}", flush=True)
@@ -148,9 +147,20 @@ def main(argv: list[str] | None = None) -> None:
     produce(module, config, output_paths(args.results, module.ID))
 
 
+def run_job(params: dict[str, dict], outputs: list[str]) -> None:
+    """A Snakemake job: ``params`` maps each experiment id of the job (one, or a batch's) to its
+    parameters; the rule's ``outputs`` must be exactly their files, under one results folder."""
+    results = pathlib.Path(outputs[0]).parents[1]
+    paths = {i: output_paths(results, i) for i in params}
+    expected = sorted(str(p) for files in paths.values() for p in files.values())
+    if expected != sorted(outputs):
+        raise RuntimeError(f"the rule's outputs {sorted(outputs)} are not those of {list(params)}")
+    for experiment_id, experiment_params in params.items():
+        module = get(experiment_id)
+        produce(module, make_config(module, experiment_params), paths[experiment_id])
+
+
 if "snakemake" in globals():  # run as a Snakemake script: the rule names files and parameters
-    module = get(snakemake.wildcards.id)  # noqa: F821
-    produce(module, make_config(module, snakemake.params.config),  # noqa: F821
-            {name: pathlib.Path(getattr(snakemake.output, name)) for name in OUTPUTS})  # noqa: F821
+    run_job(snakemake.params.config, list(snakemake.output))  # noqa: F821
 elif __name__ == "__main__":
     main()
