@@ -289,3 +289,11 @@ def test_bad_architecture_names():
         ppa.blocks("nangate45", "ripple", "wallace")
     with pytest.raises(ValueError, match="allowed values: nangate45, asap7"):
         ppa.blocks("sky130")
+
+
+def test_carry_select_blocks_by_hand_and_of_a_zero_bit_adder():
+    with np.errstate(all="raise"):  # no 0/0 for the zero-bit adder
+        k, blocks = _archs._blocks_of(np.array([0.0, 1.0, 16.0, 17.0]))
+    np.testing.assert_array_equal(k, [0, 1, 4, 5])  # ceil(sqrt(bits))
+    np.testing.assert_array_equal(blocks, [0, 1, 4, 4])  # ceil(bits / k): 17 / 5 -> 4
+    assert not np.signbit(blocks).any()

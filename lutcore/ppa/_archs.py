@@ -188,10 +188,11 @@ def prefix_incrementer(bits, network: str, library: CellLibrary = NANGATE45) -> 
 
 
 def _blocks_of(bits):
-    """(k, B): square-root block size and block count of a carry-select structure."""
+    """(k, B): square-root block size and block count of a carry-select structure (0 and 0 for
+    a zero-bit adder: no division by its zero block size)."""
     ns = xp(bits)
     k = ns.ceil(ns.sqrt(bits) - 1e-9)
-    return k, ns.ceil(bits / k - 1e-9)
+    return k, ns.where(bits > 0, ns.ceil(bits / ns.maximum(k, 1) - 1e-9), 0.0)
 
 
 def carry_select_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
