@@ -10,7 +10,7 @@ import yaml
 
 from experiments import VERDICTS, get, registry
 
-from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_BATCH, SAMPLE_CONFIG, snakemake
+from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_CONFIG, snakemake
 
 OUTPUTS = ("data/{}.nc", "figures/{}.png", "figures/{}.pdf", "tables/{}.md", "claims/{}.json")
 CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "deviation",
@@ -22,6 +22,19 @@ def digests(results):
     return {p.relative_to(results): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(results.rglob("*"))
             if p.is_file() and p.relative_to(results).parts[0] not in (".cache", "benchmarks")}
+
+
+def sample_jobs():
+    """Job name -> the sample experiments it runs: the quick preset's batches with two or more
+    of them (``batch-<name>``), every other one a job of its own (its id)."""
+    config = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())
+    jobs, batched = {}, set()
+    for name, ids in config["schedule"]["quick"].get("batches", {}).items():
+        members = [i for i in ids if i in PIPELINE_SAMPLE]
+        if len(members) > 1:
+            jobs[f"batch-{name}"] = members
+            batched.update(members)
+    return jobs | {i: [i] for i in PIPELINE_SAMPLE if i not in batched}
 
 
 def test_presets_cover_every_registered_experiment():
@@ -88,26 +101,25 @@ def test_snakemake_html_report(quick_run):
     assert all(f"{experiment_id}.png" in html for experiment_id in PIPELINE_SAMPLE)
 
 
-# Part of the sample, rerun, and the report: two jobs of their own and the first member of the
-# batch, which reruns the whole batch. CI regenerates every experiment and compares it with the
-# committed results (tools/check_results.py).
-RERUN_SAMPLE = ("mfnn-fig9", "lut-fig14", SAMPLE_BATCH[1][0])
+# One experiment of the sample is rerun: its whole job reruns (a batch, in the quick preset),
+# then the report. CI regenerates every experiment and compares it with the committed results
+# (tools/check_results.py).
+RERUN = "lut-memory"
 
 
 @pytest.mark.slow
 def test_rerun_gives_identical_files_and_a_batch_reruns_whole(quick_run):
-    batch, members = SAMPLE_BATCH
-    config = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())
-    assert set(members) <= set(config["batches"][batch])
+    job, members = next((job, ids) for job, ids in sample_jobs().items() if RERUN in ids)
+    assert job.startswith("batch-") and len(members) > 1, "the sample has no batch with RERUN"
     results = quick_run / "results"
     before = digests(results)
     done = snakemake(quick_run, "--config", *SAMPLE_CONFIG, "--forcerun",
-                     *(f"results/claims/{i}.json" for i in RERUN_SAMPLE))
+                     f"results/claims/{RERUN}.json")
     assert done.returncode == 0, done.stderr[-5000:]
     log = done.stdout + done.stderr
     assert log.count("[lutcore] report:") == 1, "the report was not rebuilt"
-    assert {i for i in registry() if f"[lutcore] {i}: config" in log} == {*RERUN_SAMPLE, *members}
-    assert f"rule batch_{batch}:" in log
+    assert {i for i in registry() if f"[lutcore] {i}: config" in log} == set(members)
+    assert f"rule {job.replace('-', '_')}:" in log
     after = digests(results)
     assert sorted(str(p) for p in before) == sorted(str(p) for p in after)
     changed = [str(p) for p in before if before[p] != after[p]]
@@ -117,11 +129,8 @@ def test_rerun_gives_identical_files_and_a_batch_reruns_whole(quick_run):
 @pytest.mark.slow
 def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     results = quick_run / "results"
-    batch, members = SAMPLE_BATCH
     declared = {results / pattern.format(i) for i in PIPELINE_SAMPLE for pattern in OUTPUTS}
-    declared |= {results / "benchmarks" / f"{i}.tsv" for i in PIPELINE_SAMPLE
-                 if i not in members}
-    declared.add(results / "benchmarks" / f"batch-{batch}.tsv")
+    declared |= {results / "benchmarks" / f"{job}.tsv" for job in sample_jobs()}
     declared |= {results / "claims.json", results / "REPORT.md"}
     written = {p for p in results.rglob("*") if p.is_file()
                and not p.relative_to(results).parts[0] == ".cache"}
@@ -135,10 +144,11 @@ def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     (None, "preset=fast", "lutcore config error: preset: 'fast' is not one of ['quick', 'full']"),
     (None, "experiments=[mfnn-fig99]",
      "lutcore config error: experiments: mfnn-fig99 not in preset"),
-    ("batches: {gpu: [lut-fig99]}", "preset=quick",
-     "lutcore config error: batches.gpu: lut-fig99 not in preset quick"),
-    ("batches: {gpu: [lut-fig4, lut-table5]}", "preset=quick",
-     "lutcore config error: batches.gpu: lut-table5 is already in start_first"),
+    ("schedule: {quick: {batches: {gpu: [lut-fig99]}}}", "preset=quick",
+     "lutcore config error: schedule.quick.batches.gpu: lut-fig99 not in preset quick"),
+    ("schedule: {full: {batches: {gpu: [lut-fig4, lut-table5]}}}", "preset=full",
+     "lutcore config error: schedule.full.batches.gpu: lut-table5 is already in "
+     "schedule.full.start_first"),
 ], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]

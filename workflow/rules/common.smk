@@ -45,10 +45,13 @@ except WorkflowError as err:
 PRESET = config["preset"]
 PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
 SELECTED = config.get("experiments", list(PARAMS))
+SCHEDULE = config.get("schedule", {}).get(PRESET, {})  # start_first and batches of the preset
+START_FIRST = SCHEDULE.get("start_first", [])
 
 for key, ids in [("experiments", config.get("experiments", [])),
-                 ("start_first", config.get("start_first", [])),
-                 *((f"batches.{name}", ids) for name, ids in config.get("batches", {}).items())]:
+                 (f"schedule.{PRESET}.start_first", START_FIRST),
+                 *((f"schedule.{PRESET}.batches.{name}", ids)
+                   for name, ids in SCHEDULE.get("batches", {}).items())]:
     outside = [i for i in ids if i not in PARAMS]
     if outside:
         config_error(f"{key}: {', '.join(outside)} not in preset {PRESET}; "
@@ -56,18 +59,19 @@ for key, ids in [("experiments", config.get("experiments", [])),
 
 
 def selected_batches():
-    """Batch name -> the selected experiments of it, for batches with two or more (a batch of
-    one is an ordinary job). An experiment is in at most one batch, and a long job started
-    first (start_first) in none."""
+    """Batch name -> the selected experiments of it, for the preset's batches with two or more
+    (a batch of one is an ordinary job). An experiment is in at most one batch, and a long job
+    started first (start_first) in none."""
+    where = f"schedule.{PRESET}"
     seen = {}
-    for name, ids in config.get("batches", {}).items():
+    for name, ids in SCHEDULE.get("batches", {}).items():
         for i in ids:
-            if i in seen or i in config.get("start_first", []):
-                config_error(f"batches.{name}: {i} is already in "
+            if i in seen or i in START_FIRST:
+                config_error(f"{where}.batches.{name}: {i} is already in {where}."
                              f"{'batches.' + seen[i] if i in seen else 'start_first'}")
             seen[i] = name
     batches = {name: [i for i in ids if i in SELECTED]
-               for name, ids in config.get("batches", {}).items()}
+               for name, ids in SCHEDULE.get("batches", {}).items()}
     return {name: ids for name, ids in batches.items() if len(ids) > 1}
 
 
@@ -162,9 +166,10 @@ def experiment_sources(wildcards):
 
 
 def experiment_priority(wildcards):
-    """Long jobs first (config start_first): a run ends when its last job does."""
-    first = config.get("start_first", [])
-    return len(first) - first.index(wildcards.id) if wildcards.id in first else 0
+    """Long jobs first (the preset's start_first): a run ends when its last job does."""
+    if wildcards.id not in START_FIRST:
+        return 0
+    return len(START_FIRST) - START_FIRST.index(wildcards.id)
 
 
 def experiment_params(wildcards):
