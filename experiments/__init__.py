@@ -16,6 +16,7 @@ from experiments._framework import (
     cache_dir,
     collect_claims,
     contradiction_claim,
+    describe,
     get,
     ids,
     make_config,
@@ -27,5 +28,5 @@ from experiments._framework import (
 )
 
 __all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "cache_dir", "collect_claims",
-           "contradiction_claim", "get", "ids", "make_config", "markdown_table", "paper_claim",
-           "reference", "registry", "use_cache_dir"]
+           "contradiction_claim", "describe", "get", "ids", "make_config", "markdown_table",
+           "paper_claim", "reference", "registry", "use_cache_dir"]

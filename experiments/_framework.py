@@ -40,7 +40,7 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -257,39 +257,62 @@ def markdown_table(columns: list[str], rows: list[list], *, right: int = 0) -> s
 # Registry and configuration
 
 
+class Description(NamedTuple):
+    """What the report needs of an experiment, read from its source: the literal ``ID``,
+    ``PAPER`` and ``TITLE`` it assigns at module level."""
+
+    id: str
+    paper: str
+    title: str
+    module: str  # importable name, e.g. experiments.minifloat_nn.fig9_accuracy
+
+
 @functools.cache
-def _index() -> dict[str, str]:
-    """Experiment id -> module name, read from the sources (``ID = "..."`` at module level).
+def _index() -> dict[str, Description]:
+    """Experiment id -> its Description, read from the sources.
 
     Reading is cheap; importing every experiment (JAX, xarray, matplotlib, the LLM and synthesis
     packages) is not, so ``get`` imports only the module it is asked for.
     """
-    found: dict[str, str] = {}
+    found: dict[str, Description] = {}
     root = pathlib.Path(__file__).parent
     for package in sorted(p for p in root.iterdir() if (p / "__init__.py").exists()):
         for path in sorted(package.glob("[!_]*.py")):
-            experiment_id = _module_id(path)
-            if experiment_id is None:
+            literals = _module_literals(path)
+            if "ID" not in literals:
                 continue
-            if experiment_id in found:
-                raise RuntimeError(f"duplicate experiment id {experiment_id}")
-            found[experiment_id] = f"experiments.{package.name}.{path.stem}"
+            if literals["ID"] in found:
+                raise RuntimeError(f"duplicate experiment id {literals['ID']}")
+            found[literals["ID"]] = Description(
+                literals["ID"], literals.get("PAPER", ""), literals.get("TITLE", ""),
+                f"experiments.{package.name}.{path.stem}")
     return found
 
 
-def _module_id(path: pathlib.Path) -> str | None:
-    """The string a module assigns to ``ID`` at its top level, or None."""
+def _module_literals(path: pathlib.Path) -> dict[str, str]:
+    """The strings a module assigns to ``ID``, ``PAPER`` and ``TITLE`` at its top level."""
+    found = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "ID"
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("ID", "PAPER", "TITLE")
                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-            return node.value.value
-    return None
+            found[node.targets[0].id] = node.value.value
+    return found
 
 
 def ids() -> list[str]:
     """Every experiment id, sorted, without importing any experiment."""
     return sorted(_index())
+
+
+def describe(experiment_id: str) -> Description:
+    """Id, paper and title of an experiment without importing it (a clear error listing the
+    known ids for an unknown one)."""
+    known = _index()
+    if experiment_id not in known:
+        raise ConfigError(f"unknown experiment {experiment_id!r}; known: {sorted(known)}")
+    return known[experiment_id]
 
 
 def registry() -> dict[str, types.ModuleType]:
@@ -299,13 +322,12 @@ def registry() -> dict[str, types.ModuleType]:
 
 def get(experiment_id: str) -> types.ModuleType:
     """The experiment module with this id; a clear error listing the known ids otherwise."""
-    known = _index()
-    if experiment_id not in known:
-        raise ConfigError(f"unknown experiment {experiment_id!r}; known: {sorted(known)}")
-    module = importlib.import_module(known[experiment_id])
-    if getattr(module, "ID", None) != experiment_id:
-        raise RuntimeError(f"{module.__name__}: ID {getattr(module, 'ID', None)!r} is not the "
-                           f"literal {experiment_id!r} its source assigns")
+    described = describe(experiment_id)
+    module = importlib.import_module(described.module)
+    found = tuple(getattr(module, name, None) for name in ("ID", "PAPER", "TITLE"))
+    if found != described[:3]:
+        raise RuntimeError(f"{module.__name__}: ID, PAPER, TITLE {found} are not the literals "
+                           f"{described[:3]} its source assigns")
     return module
 
 

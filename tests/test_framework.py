@@ -116,9 +116,15 @@ def test_registered_modules_follow_the_contract(experiment_id):
 
 def test_every_experiment_module_is_found_without_importing_it():
     modules = [p for p in (_framework.REFERENCE_DIR.parent).glob("*/[!_]*.py")]
-    assert modules and all(_framework._module_id(p) is not None for p in modules)
-    assert experiments.ids() == sorted(registry()) == sorted(_framework._module_id(p)
-                                                             for p in modules)
+    literals = [_framework._module_literals(p) for p in modules]
+    assert modules and all(set(found) == {"ID", "PAPER", "TITLE"} for found in literals)
+    assert experiments.ids() == sorted(registry()) == sorted(found["ID"] for found in literals)
+    for experiment_id, module in registry().items():
+        described = experiments.describe(experiment_id)
+        assert (described.id, described.paper, described.title) == (
+            module.ID, module.PAPER, module.TITLE)
+    with pytest.raises(experiments.ConfigError, match="unknown experiment 'mfnn-fig99'; known"):
+        experiments.describe("mfnn-fig99")
 
 
 def test_registry_covers_the_papers():

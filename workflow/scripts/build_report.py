@@ -17,9 +17,9 @@ import json
 import os
 import pathlib
 
-from run_experiment import atomic  # same folder: on sys.path as a script and under Snakemake
+from atomic_files import atomic  # same folder: on sys.path as a script and under Snakemake
 
-from experiments import VERDICTS, get
+from experiments import VERDICTS, describe
 from experiments._framework import default_verdict, paper_title, reference_entries
 
 REQUIRED = ("experiment", "claim", "paper", "ours", "holds")
@@ -122,8 +122,9 @@ def summary(papers: list[str], rows: dict[str, list[dict]]) -> list[str]:
 
 def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.Path,
            figures: dict[str, pathlib.Path], tables: dict[str, pathlib.Path]) -> str:
-    modules = sorted((get(i) for i in ids), key=lambda m: (m.PAPER, m.ID))
-    papers = sorted({m.PAPER for m in modules})
+    # read from the sources: importing every experiment (JAX, xarray, ...) would take seconds
+    experiments = sorted((describe(i) for i in ids), key=lambda e: (e.paper, e.id))
+    papers = sorted({e.paper for e in experiments})
     rows = coverage(papers, ids, claims)
     by_verdict = collections.Counter(c["verdict"] for c in claims)
     lines = ["# lutcore reproduction report", "",
@@ -144,15 +145,15 @@ def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.
         lines.append("")
 
     by_id = {i: list(group) for i, group in itertools.groupby(claims, lambda c: c["experiment"])}
-    for paper, group in itertools.groupby(modules, lambda m: m.PAPER):
+    for paper, group in itertools.groupby(experiments, lambda e: e.paper):
         lines += [f"## {paper_title(paper)}", ""]
-        for module in group:
-            own = by_id.get(module.ID, [])
-            figure = pathlib.Path(os.path.relpath(figures[module.ID], report_dir)).as_posix()
+        for experiment in group:
+            own = by_id.get(experiment.id, [])
+            figure = pathlib.Path(os.path.relpath(figures[experiment.id], report_dir)).as_posix()
             count = collections.Counter(c["verdict"] for c in own)
-            lines += [f"### {module.ID}: {module.TITLE}", "",
-                      f"![{module.ID}]({figure})", "",
-                      tables[module.ID].read_text(encoding="utf-8").rstrip("\n"), "",
+            lines += [f"### {experiment.id}: {experiment.title}", "",
+                      f"![{experiment.id}]({figure})", "",
+                      tables[experiment.id].read_text(encoding="utf-8").rstrip("\n"), "",
                       f"Claims: {len(own)}" + "".join(f", {count[v]} {v}" for v in VERDICTS
                                                       if count[v]) + ".", ""]
             if own:

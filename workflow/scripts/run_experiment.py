@@ -11,11 +11,9 @@ result. No output carries a timestamp: the same code and config give byte-identi
 """
 
 import argparse
-import contextlib
 import dataclasses
 import hashlib
 import json
-import os
 import pathlib
 import subprocess
 import time
@@ -28,6 +26,7 @@ matplotlib.use("Agg")  # headless; must come before any experiment imports pyplo
 import matplotlib.pyplot as plt  # noqa: E402
 import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
+from atomic_files import atomic  # noqa: E402  same folder: on sys.path, as for Snakemake
 
 import lutcore  # noqa: E402
 from experiments import VERDICTS, ConfigError, collect_claims, get, make_config, use_cache_dir  # noqa: E402
@@ -64,18 +63,6 @@ def git_commit() -> str:
 def _git(root: pathlib.Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
                           check=True).stdout.strip()
-
-
-@contextlib.contextmanager
-def atomic(path: pathlib.Path):
-    """Yield a temporary path next to ``path``; it replaces ``path`` only once fully written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def use_cache(results: pathlib.Path) -> None:
