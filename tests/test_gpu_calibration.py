@@ -74,3 +74,22 @@ def test_relative_least_squares_recovers_a_line():
     x = [1.0, 2.0, 4.0, 8.0]
     assert calibrate_gpu.relative_line(x, [3.0 + 0.5 * v for v in x]) == pytest.approx(
         (3.0, 0.5))
+
+
+def test_torchperf_rows_are_read_by_their_header():
+    """tools/transcribe_torchperf.py reads database.md by column name (the file gained a tf32
+    column after the SXM4 rows were added) and refuses a snapshot without its rows."""
+    import transcribe_torchperf
+
+    head = "| device | fp32 | tf32 | fp16 | bf16 | note |\n| --- | --- | --- | --- | --- | --- |\n"
+    rows = ("| NVIDIA A100 SXM4 80GB | 19.18 |  | 258.74 | 264.53 | docker |\n"
+            "| NVIDIA A100 40GB | 18.11 |  | 247.63 | 246.33 | docker |\n"
+            "| NVIDIA A800 SXM4 80GB | 19.08 |  | 266.04 | 266.48 | docker |\n")
+    assert transcribe_torchperf.rows(head + rows) == {
+        "NVIDIA A100 SXM4 80GB": {"fp16": 258.74, "bf16": 264.53},
+        "NVIDIA A800 SXM4 80GB": {"fp16": 266.04, "bf16": 266.48}}
+    with pytest.raises(ValueError, match="A800 SXM4"):
+        transcribe_torchperf.rows(head + rows.splitlines(keepends=True)[0])
+    stored = {e["name"]: e["points"][0][0]
+              for e in calibrate_gpu._load("torchperf_sxm.yaml")["sets"]}
+    assert stored["A100 SXM4 80GB BF16, best of five squares"] == 264.53
