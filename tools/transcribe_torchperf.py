@@ -8,8 +8,10 @@ them and one torch.cuda.synchronize() after the last; database.md lists the best
 sizes' rates (TFLOPS) per format, without the size that gave it. Two rows are 400 W SXM4
 modules of the GA100 die that lutcore.gpu models as ``a100`` (A100 80GB SXM4: 108 SMs, 1410 MHz
 boost, 312 dense FP16/BF16 TFLOPS, 2,039 GB/s, 400 W, S2 of lutcore/gpu/_specs.py; the A800
-80GB SXM4 is the same module with NVLink cut to 400 GB/s, NVIDIA A800 datasheet), both measured
-by one contributor with PyTorch 2.8.0 + CUDA 12.8 in a Docker cloud instance.
+80GB SXM4 is its export variant, the same GA100 with NVLink cut from 600 to 400 GB/s and compute,
+memory and tensor cores unchanged: NVIDIA's statement of 2022-11-07, as summarized at
+aiwiki.ai/wiki/nvidia_a800), both measured by one contributor with PyTorch 2.8.0 + CUDA 12.8 in
+a Docker cloud instance.
 
 Usage: python tools/transcribe_torchperf.py <git dir> [--commit SHA] (the git dir of a clone
 or snapshot; nothing is fetched).

@@ -34,7 +34,7 @@ C3 H. He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given 'Pred
    and zero inputs (measured/thonking_inputs_a100.yaml, role calibration).
 C4 github.com/zzc0721/torch-performance-test-data@9d82827, database.md (test.py: torch.mm of
    torch.randn squares 1024-10240, best rate of the five): A100 80GB SXM4 FP16 258.74, BF16
-   264.53; A800 80GB SXM4 (the same 400 W module, NVLink cut) FP16 266.04, BF16 266.48 TFLOPS
+   264.53; A800 80GB SXM4 (its export variant, NVLink cut) FP16 266.04, BF16 266.48 TFLOPS
    (measured/torchperf_sxm.yaml, role calibration; tools/transcribe_torchperf.py).
 Streaming DRAM fractions (E2-E4, dedicated bandwidth measurements; C2's residual adds agree on
 the A100, 0.892):
