@@ -83,7 +83,32 @@ def test_measured_files_declare_their_role_and_kinds(tmp_path, monkeypatch):
     (tmp_path / "y.yaml").write_text(yaml.safe_dump(bad))
     with pytest.raises(ValueError, match="kind 'gemv' unknown"):
         _measured.load("y.yaml")
+    best = yaml.safe_load((tmp_path / "y.yaml").read_text())
+    best["sets"][0].update(kind="gemm", best_of=[[64, 64, 64]])  # columns m, n, k, tflops
+    (tmp_path / "z.yaml").write_text(yaml.safe_dump(best))
+    with pytest.raises(ValueError, match="best_of needs kind gemm and columns \\[tflops\\]"):
+        _measured.load("z.yaml")
     _measured.load.cache_clear()
+
+
+def test_a_best_of_set_is_compared_with_the_models_best_shape():
+    """A rate measured as the best of several shapes (torchperf_sxm.yaml: five squares) is
+    compared with the model's best of the same shapes, both as seconds of that shape."""
+    data = _measured.load("torchperf_sxm.yaml")
+    entry = data["sets"][1]  # A100 SXM4 80GB BF16, 264.53 TFLOPS
+    sizes = [n for n, _, _ in entry["best_of"]]
+    seconds = [float(gpu.gemm_latency(gpu.A100, "cublas", n, n, n, act="bf16").seconds)
+               for n in sizes]
+    rates = [2 * n ** 3 / t for n, t in zip(sizes, seconds)]
+    best = int(np.argmax(rates))
+    labels, categories, measured, modeled = _measured.gemm_points(data, entry)
+    assert categories == ["gemm"] and f"{sizes[best]}x{sizes[best]}x{sizes[best]}" in labels[0]
+    assert modeled[0] == pytest.approx(seconds[best])
+    assert measured[0] == pytest.approx(2 * sizes[best] ** 3 / 264.53e12)
+    assert modeled[0] / measured[0] == pytest.approx(264.53e12 / max(rates))
+    # a spec override prices the same rows on another GPU (tools/calibrate_gpu.py's fits)
+    slower = dataclasses.replace(gpu.A100, tensor_efficiency=0.5)
+    assert _measured.gemm_points(data, entry, spec=slower)[3][0] > modeled[0]
 
 
 def test_accel_sim_days_are_slowdown_times_task_time(monkeypatch):

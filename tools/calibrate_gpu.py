@@ -11,27 +11,33 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - ``gemm_prologue`` and ``gemv_dram_efficiency`` (vidur_*.yaml): the M = 1 projection GEMMs
   (cuBLAS GEMV-class kernels, DRAM-bound), seconds = kernel_latency + t1 + bytes / (eta x DRAM),
   bytes = the weights, the input row and the output row;
-- ``sustained_clock_ghz`` of the A100 PCIe (mamf_stas00.yaml, its A100 SXM and A100 PCIe BF16
-  rows, like for like: best shapes of the same search): the SM clock at which the tile model
-  reproduces the PCIe row with the 16-bit fraction that reproduces the SXM row at the SXM's
-  boost clock (the 300 W card sustains a lower tensor clock than the 400 W module);
+- ``tensor_efficiency`` of the A100 (mamf_stas00.yaml, thonking_inputs_a100.yaml and
+  torchperf_sxm.yaml: every 16-bit GEMM row of a 400 W SXM4 module): the 16-bit fraction for
+  which the tile model at the module's 1410 MHz boost clock is unbiased (mean relative error 0)
+  on them, by bisection; the A100 PCIe shares it (same GA100 die and libraries);
+- ``sustained_clock_ghz`` of the A100 PCIe (vidur_a100.yaml, measured on 300 W PCIe cards):
+  the SM clock at which the tile model with the A100's fraction is unbiased on the
+  compute-bound projection GEMMs (M >= 1024), by bisection (the 300 W card sustains a lower
+  tensor clock than the 400 W module; that is the only compute difference of the two);
 - ``INPUT_RATE`` (thonking_inputs_a100.yaml): the tensor-core rate with integer and zero inputs
   relative to random ones, each from one kernel timed with both (a compute-bound 8192^3 GEMM,
   whose rate follows the power-limited SM clock);
 - ``allreduce_latency`` and ``allreduce_efficiency`` (vidur_allreduce.yaml): single-node
   all-reduces of p GPUs, seconds = t0 + 2 (p - 1) / p x bytes / (eta x NVLink per direction);
-- ``tensor_efficiency`` (vidur_*.yaml): the 16-bit fraction for which the tile model, with
-  every other constant as in lutcore.gpu, is unbiased (mean relative error 0) on the
-  compute-bound projection GEMMs (M >= 1024), by bisection;
-
-Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
-a100-pcie``, with the evidence); every fraction fitted there (DRAM, tensor) is a fraction of
-the PCIe card's own peak at its own clock and carries over to the A100 SXM4 module (same GA100
-die and memory controllers), whose spec differs only in its datasheet bandwidth and clock.
+- ``tensor_efficiency`` of the H100 (vidur_h100.yaml): the 16-bit fraction for which the tile
+  model, with every other constant as in lutcore.gpu, is unbiased (mean relative error 0) on
+  the compute-bound projection GEMMs (M >= 1024), by bisection;
 - 8-bit fractions (mamf_stas00.yaml, the only 8-bit measurements): the fraction for which the
   tile model reproduces each FP8 MAMF row; and the ratio of the H100's FP8 to its BF16
   fraction, both reproducing their MAMF rows (like for like: best shapes of the same search),
   which sets 8-bit fractions where no 8-bit measurement exists (A100 INT8).
+
+Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
+a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
+fractions of its own peak) and carry over to the A100 SXM4 module (same GA100 die and memory
+controllers), whose spec differs only in its datasheet bandwidth and clock. The 16-bit tensor
+fraction is fitted on the SXM4 module's own measurements instead (three sources, four modules),
+and Vidur's PCIe GEMMs set the PCIe card's sustained clock.
 
 The values are copied into lutcore/gpu/_specs.py, where each names this tool and its set; a
 test recomputes them. Usage: PYTHONPATH=. python tools/calibrate_gpu.py
@@ -143,16 +149,13 @@ def _bisect(error_at, low: float = 0.3, high: float = 1.0) -> float:
     return (low + high) / 2
 
 
-def mamf_error(entry: dict, fraction: float, clock_ghz: float | None = None) -> float:
-    """Relative error of the tile model on a MAMF row with the row's format at ``fraction``
-    (and the SM at ``clock_ghz``, default the spec's)."""
+def mamf_error(entry: dict, fraction: float) -> float:
+    """Relative error of the tile model on a MAMF row with the row's format at ``fraction``."""
     import lutcore.gpu as gpu  # the model with every other constant in place
 
     (m, n, k, tflops), = entry["points"]
     spec, act = gpu.gpu_spec(entry["device"]), entry["act"]
     spec = _with_efficiency(spec, act, fraction)
-    if clock_ghz is not None:
-        spec = dataclasses.replace(spec, sustained_clock_ghz=clock_ghz)
     seconds = float(gpu.gemm_latency(spec, "cublas", m, n, k, act=act,
                                      weight_bits=8 * gpu.ACT_BYTES[act]).seconds)
     return seconds / (2.0 * m * n * k / (tflops * 1e12)) - 1
@@ -168,17 +171,44 @@ def mamf_efficiencies() -> dict:
             for key, entry in _mamf_rows().items()}
 
 
-def pcie_sustained_clock() -> float:
-    """GHz at which the A100 PCIe MAMF row is reproduced with the fraction that reproduces the
-    A100 SXM MAMF row at the SXM's boost clock (module doc)."""
-    rows = _mamf_rows()
-    fraction = _bisect(lambda f: mamf_error(rows[("a100", "bf16")], f))
-    return _bisect(lambda c: mamf_error(rows[("a100-pcie", "bf16")], fraction, c), 0.8, 1.6)
+# The calibration sets with 16-bit GEMMs of the A100 SXM4 module (device "a100")
+SXM_SETS = ("mamf_stas00.yaml", "thonking_inputs_a100.yaml", "torchperf_sxm.yaml")
 
 
-def vidur_bias(name: str, fraction: float) -> float:
+def sxm_errors(fraction: float) -> np.ndarray:
+    """Relative errors of the tile model on every 16-bit GEMM row of the A100 SXM4 module in
+    ``SXM_SETS``, with the A100's 16-bit fraction at ``fraction`` (the rows priced as lut-fig16
+    prices them, ``_measured.gemm_points``)."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    spec = _with_efficiency(gpu.gpu_spec("a100"), "fp16", fraction)
+    errors = []
+    for name in SXM_SETS:
+        data = _load(name)
+        for entry in data["sets"]:
+            if (entry.get("device", data.get("device")) == "a100" and entry["kind"] == "gemm"
+                    and entry.get("act", "fp16") in ("fp16", "bf16")):
+                _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
+                errors += list(modeled / measured - 1)
+    return np.array(errors)
+
+
+def sxm_efficiency() -> float:
+    """The 16-bit fraction leaving the A100 SXM4 module's calibration GEMMs unbiased."""
+    return _bisect(lambda f: float(np.mean(sxm_errors(f))))
+
+
+def pcie_sustained_clock(fraction: float) -> float:
+    """GHz at which the compute-bound Vidur GEMMs of the A100 PCIe (M >= 1024) are unbiased
+    with the 16-bit ``fraction`` (module doc)."""
+    return _bisect(lambda c: vidur_bias("a100-pcie", fraction, c), 0.8, 1.6)
+
+
+def vidur_bias(name: str, fraction: float, clock_ghz: float | None = None) -> float:
     """Mean relative error of the tile model on the compute-bound Vidur GEMMs (M >= 1024)
-    of ``name`` with 16-bit tensor cores at ``fraction``."""
+    of ``name`` with 16-bit tensor cores at ``fraction`` (and the SM at ``clock_ghz``, default
+    the spec's)."""
     import lutcore.gpu as gpu
 
     rows = []
@@ -190,6 +220,8 @@ def vidur_bias(name: str, fraction: float) -> float:
                          for op, (n, k) in _projections(entry["model"]).items()]
     m, n, k, measured = (np.array(c, float) for c in zip(*rows))
     spec = _with_efficiency(gpu.gpu_spec(name), "fp16", fraction)
+    if clock_ghz is not None:
+        spec = dataclasses.replace(spec, sustained_clock_ghz=clock_ghz)
     seconds = np.asarray(gpu.gemm_latency(spec, "cublas", m, n, k).seconds)
     return float(np.mean(seconds / measured - 1))
 
@@ -200,10 +232,10 @@ def vidur_efficiency(name: str) -> float:
 
 
 def tensor_efficiencies() -> dict:
-    """{(gpu, dtype): fraction}: 16-bit from Vidur, 8-bit from the MAMF rows, and
-    ("h100", "8-bit ratio") (module doc)."""
+    """{(gpu, dtype): fraction}: A100 16-bit from its SXM4 sets, H100 16-bit from Vidur, 8-bit
+    from the MAMF rows, and ("h100", "8-bit ratio") (module doc)."""
     mamf = mamf_efficiencies()
-    out = {(g, "fp16"): vidur_efficiency(g) for g in VIDUR}
+    out = {("a100", "fp16"): sxm_efficiency(), ("h100", "fp16"): vidur_efficiency("h100")}
     out.update({key: f for key, f in mamf.items() if key[1] == "fp8"})
     out[("h100", "8-bit ratio")] = mamf[("h100", "fp8")] / mamf[("h100", "bf16")]
     return out
@@ -226,7 +258,9 @@ def constants() -> dict:
 if __name__ == "__main__":
     for gpu, values in constants().items():
         print(gpu, ", ".join(f"{k}={v:.4g}" for k, v in values.items()))
-    print("a100-pcie", f"sustained_clock_ghz={pcie_sustained_clock():.4f}")
     print("input rates", ", ".join(f"{k}={v:.4f}" for k, v in input_rates().items()))
-    for (gpu, dtype), fraction in tensor_efficiencies().items():
+    fractions = tensor_efficiencies()
+    for (gpu, dtype), fraction in fractions.items():
         print(gpu, dtype, f"efficiency={fraction:.4f}")
+    clock = pcie_sustained_clock(fractions["a100", "fp16"])
+    print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

@@ -79,6 +79,9 @@ def check(data: dict, name: str, *, known_device: bool = True) -> dict:
         if any(len(point) != len(entry["columns"]) for point in entry["points"]):
             raise ValueError(f"{name}: set {entry['name']!r}: points do not match the columns "
                              f"{entry['columns']}")
+        if "best_of" in entry and (entry["kind"] != "gemm" or entry["columns"] != ["tflops"]):
+            raise ValueError(f"{name}: set {entry['name']!r}: best_of needs kind gemm and "
+                             f"columns [tflops], got {entry['kind']} {entry['columns']}")
         if known_device:
             gpu.gpu_spec(_device(data, entry))  # raises for an unknown GPU
     return data
@@ -115,12 +118,35 @@ def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
                                                          "layers", "vocab", "gated", "rotary")})
 
 
-def gemm_points(data: dict, entry: dict):
-    """(labels, categories, measured, modeled) of a ``gemm`` set: columns m, n, k, optionally
-    ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the set's, else random), and
-    the measurement; the set's ``persistent`` (default true) as ``gemm_latency``'s."""
-    spec = gpu.gpu_spec(_device(data, entry))
+def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
+    """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
+    columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
+    set's, else random), and the measurement; the set's ``persistent`` (default true) as
+    ``gemm_latency``'s. A set with ``best_of`` (shapes [m, n, k]) has one measured rate, the best
+    of those shapes' (columns [tflops]); it is compared with the model's best of the same shapes,
+    both as seconds of the modeled best shape."""
+    spec = spec or gpu.gpu_spec(_device(data, entry))
     columns = entry["columns"]
+    kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
+    bits = entry.get("weight_bits", 8 * gpu.ACT_BYTES[act])
+    overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
+    category = "gemm" if kernel == "cublas" else "mpgemm"
+
+    def model(m, n, k, inputs):
+        return np.asarray(gpu.gemm_latency(
+            spec, kernel, m, n, k, act=act, weight_bits=bits, inputs=inputs,
+            persistent=entry.get("persistent", True)).seconds) + overhead
+
+    if "best_of" in entry:
+        m, n, k = (np.array(c, dtype=float) for c in zip(*entry["best_of"]))
+        seconds = model(m, n, k, entry.get("inputs", "random"))
+        best = int(np.argmax(2 * m * n * k / seconds))
+        flop = 2 * m[best] * n[best] * k[best]
+        measured = np.array([flop / (float(point[-1]) * 1e12) for point in entry["points"]])
+        label = (f"{entry['name']}: best of {len(m)} shapes (modeled best "
+                 f"{int(m[best])}x{int(n[best])}x{int(k[best])})")
+        return ([label] * len(measured), [category] * len(measured), measured,
+                np.full_like(measured, seconds[best]))
     rows = [dict(zip(columns, point)) for point in entry["points"]]
     m, n, k = (np.array([row[c] for row in rows], dtype=float) for c in "mnk")
     value = np.array([row[columns[-1]] for row in rows], dtype=float)
@@ -128,17 +154,11 @@ def gemm_points(data: dict, entry: dict):
         measured = 2 * m * n * k / (value * 1e12)
     else:
         measured = _seconds(columns, value[:, None])
-    kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
-    bits = entry.get("weight_bits", 8 * gpu.ACT_BYTES[act])
-    overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
     inputs = [row.get("inputs", entry.get("inputs", "random")) for row in rows]
     modeled = np.zeros_like(measured)
     for kind in sorted(set(inputs)):
         pick = np.array([i == kind for i in inputs])
-        modeled[pick] = np.asarray(gpu.gemm_latency(
-            spec, kernel, m[pick], n[pick], k[pick], act=act, weight_bits=bits, inputs=kind,
-            persistent=entry.get("persistent", True)).seconds) + overhead
-    category = "gemm" if kernel == "cublas" else "mpgemm"
+        modeled[pick] = model(m[pick], n[pick], k[pick], kind)
     labels = [f"{entry['name']}: {int(a)}x{int(b)}x{int(c)}"
               + (f" {i}" if "inputs" in columns else "") for a, b, c, i in zip(m, n, k, inputs)]
     return labels, [category] * len(labels), measured, modeled

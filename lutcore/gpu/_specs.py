@@ -27,11 +27,15 @@ C1 S. Bekman, github.com/stas00/ml-engineering@744d01e, compute/accelerator/READ
    "Maximum Achievable Matmul FLOPS comparison table" (mamf-finder.py, mean of 100 iterations,
    best shape of a brute-force search): BF16 A100 SXM 271.2 of 312 TFLOPS, H100 SXM 794.5 of 989
    ("H200 is the same"), A100 PCIe 252.9 of 312; FP8 H100 SXM 1402.6, H200 SXM 1453.4 of 1979
-   TFLOPS (measured/mamf_stas00.yaml, role calibration; the fractions below and the A100 PCIe's
-   sustained clock are calibrated on it).
+   TFLOPS (measured/mamf_stas00.yaml, role calibration; the 8-bit fractions below and, with C3
+   and C4, the A100's 16-bit fraction are calibrated on it).
 C3 H. He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given 'Predictable'
    Data!" (thonking.ai, 2024): 8192^3 FP16 matmuls on an A100 SXM4 (400 W) with random, integer
    and zero inputs (measured/thonking_inputs_a100.yaml, role calibration).
+C4 github.com/zzc0721/torch-performance-test-data@9d82827, database.md (test.py: torch.mm of
+   torch.randn squares 1024-10240, best rate of the five): A100 80GB SXM4 FP16 258.74, BF16
+   264.53; A800 80GB SXM4 (its export variant, NVLink cut) FP16 266.04, BF16 266.48 TFLOPS
+   (measured/torchperf_sxm.yaml, role calibration; tools/transcribe_torchperf.py).
 Streaming DRAM fractions (E2-E4, dedicated bandwidth measurements; C2's residual adds agree on
 the A100, 0.892):
 E2 NVIDIA developer forum, "Trouble to Reach Peak Bandwidth of A100"
@@ -46,7 +50,8 @@ C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: pe
    role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
    ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class kernels), the fixed
    device time of a kernel and the DRAM fraction a GEMV-class kernel streams at, on its
-   RMSNorms (scalar row kernels) the DRAM round trip, and on its single-node NCCL all-reduce
+   RMSNorms (scalar row kernels) the DRAM round trip, on its compute-bound GEMMs the H100's
+   16-bit fraction and the A100 PCIe's sustained clock, and on its single-node NCCL all-reduce
    times the all-reduce latency and the fraction of the NVLink bandwidth it reaches.
 
 All values are dense (no 2:4 sparsity). Throughputs are stored per SM per clock so that the
@@ -66,12 +71,13 @@ LUT_ACTIVATIONS = ("fp16", "int8", "fp8")
 # INT8 tensor core (M, N, K = 8, 4, 16) (LUT Tensor Core §4.2.2 and Fig. 15 caption).
 LUT_ARRAY_1X = 512
 TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-partition)
-# Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py: 16-bit on
-# the compute-bound projection GEMMs of C2 (the fraction leaving them unbiased; applications'
-# shapes, not a best shape; the A100's on the PCIe card at its sustained clock), 8-bit on the
-# FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model reproduces
-# the row). The model's pipe overlap and fixed costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.8467, 0.7663, 0.7276, 0.7766
+# Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py (each the
+# fraction leaving its rows unbiased): A100 16-bit on every 16-bit GEMM of a 400 W SXM4 module
+# in C1, C3 and C4 (9 rows, four modules, at the 1410 MHz boost clock; best and large shapes),
+# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), 8-bit on the
+# FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model
+# reproduces the row). The model's pipe overlap and fixed costs are inside the measured times.
+FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.9019, 0.7663, 0.7276, 0.7766
 # An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
 # rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
 # MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
@@ -238,7 +244,7 @@ A100 = GPUSpec(
     # ~3 us of host time per launch (NVIDIA CUDA C++ Best Practices Guide: "a few
     # microseconds"; LLMCompass measured 2.1e-5 s per torch.matmul call incl. synchronize).
     launch_overhead=3e-6,
-    tensor_efficiency=FP16_A100,  # C2 (C1's BF16 MAMF row is a calibration row too)
+    tensor_efficiency=FP16_A100,  # C1, C3, C4: SXM4 modules (tools/calibrate_gpu.py)
     dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
     # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
@@ -251,10 +257,12 @@ A100 = GPUSpec(
 
 # A100 80GB PCIe: the SXM4 module's GA100 (same SMs, clocks and peaks) on a 300 W card with
 # 1,935 GB/s (S2). Under a sustained tensor-core load its power limit holds the SM clock below
-# the 1410 MHz boost the 400 W module keeps; the clock is calibrated by tools/calibrate_gpu.py on
-# C1's A100 PCIe and SXM MAMF rows (like for like), assuming the SXM module at its boost clock.
-# Every measured fraction is the A100's (C2's fractions were measured on this card).
-A100_PCIE_CLOCK = 1.311
+# the 1410 MHz boost of the 400 W module; the clock is calibrated by tools/calibrate_gpu.py on
+# C2's compute-bound GEMMs (measured on this card) with the module's 16-bit fraction. Every
+# measured fraction is the A100's (C2's memory fractions were measured on this card). C1's
+# like-for-like pair (PCIe 252.9 vs SXM 271.2 TFLOPS) would put it at 1.311 GHz: the 5 % between
+# the two is the card-to-card spread of the sources (C2's cards vs C1's).
+A100_PCIE_CLOCK = 1.2475
 A100_PCIE = dataclasses.replace(
     A100, name="a100-pcie", dram_bandwidth=1935e9, sustained_clock_ghz=A100_PCIE_CLOCK,
     nvlink_bandwidth=300e9)  # S2: NVLink bridge, 600 GB/s for a pair of cards
@@ -273,8 +281,9 @@ RTX3090 = GPUSpec(
     l2=6 * MIB, l2_bytes_per_clock=3072,
     dram_bandwidth=936e9, dram=24 * GIB,  # S3: 19.5 Gbps GDDR6X x 384 bit
     launch_overhead=3e-6,
-    # No RTX 3090 measurement found: the A100's measured fractions (C1, same Ampere third-
-    # generation tensor core; C2) and the GDDR6 RTX 2060's BabelStream triad fraction (E4).
+    # No RTX 3090 measurement found: the A100's measured fractions (C1, C3, C4 at the A100's
+    # boost clock, same Ampere third-generation tensor core; C2) and the GDDR6 RTX 2060's
+    # BabelStream triad fraction (E4).
     # GeForce boards run GPU Boost above the listed 1695 MHz when power and temperature allow;
     # no public measurement of the clock under a sustained tensor-core load was found, so the
     # sustained clock is the listed boost clock.
