@@ -79,6 +79,28 @@ def test_tensor_parallel_layers_all_reduce_over_nvlink():
                           gpu.Deployment(tensor_parallel=2), work)
 
 
+def test_a_parallel_attention_layer_all_reduces_once():
+    """GPT-J / Falcon: attention and FFN partial sums join in one all-reduce after FFN down,
+    the same ring as a sequential layer's (hand-worked above); the GEMMs do not change, and
+    the host issues one launch fewer per layer."""
+    llm, work = gpu.LLMS["llama2-70b"], gpu.workload(4, 128)
+    parallel = dataclasses.replace(llm, parallel=True)
+    deployment = gpu.Deployment(tensor_parallel=4)
+    seq = gpu.layer_breakdown(A100, llm, deployment, work, launch=0.0)
+    par = gpu.layer_breakdown(A100, parallel, deployment, work, launch=0.0)
+    ring = 1.44e-5 + 2 * 3 / 4 * (4 * 128 * 8192 * 2) / (0.422 * 300e9)
+    assert float(par["attention_all_reduce"]) == 0.0
+    assert float(par["ffn_all_reduce"]) == pytest.approx(ring, rel=1e-6)
+    assert float(sum(seq.values()) - sum(par.values())) == pytest.approx(ring, rel=1e-6)
+    ops = gpu.layer_operators(gpu.shapes(parallel), deployment, work, is_lut=False)
+    launches = {op.name: float(np.squeeze(op.launches)) for op in ops}
+    assert launches["attention_all_reduce"] == 0.0 and launches["ffn_all_reduce"] == 1.0
+    # on one GPU the flag changes nothing
+    one = [float(sum(gpu.layer_breakdown(A100, m, gpu.Deployment(), work).values()))
+           for m in (llm, parallel)]
+    assert one[0] == one[1]
+
+
 def test_an_fp8_kv_cache_halves_the_decode_attention_traffic():
     llm, work = gpu.LLMS["llama2-7b"], gpu.workload(64, 1, 4096)
     times = {kv: float(gpu.layer_breakdown(gpu.H100, llm, gpu.Deployment(kv_cache=kv), work,

@@ -10,7 +10,9 @@ and of the model's edges (``Operator`` lists); ``lutcore.gpu._simulator`` prices
   embedding, the LUT table precompute);
 - tensor parallelism: the layer's heads, FFN and vocabulary split ``tensor_parallel`` ways,
   an all-reduce of the activations after the output projection and after FFN down
-  (Megatron-LM, Shoeybi et al. 2019, §3).
+  (Megatron-LM, Shoeybi et al. 2019, §3); a parallel-attention layer (``Shapes.parallel``:
+  GPT-J, Wang & Komatsuzaki 2021; Falcon, Almazrouei et al. 2023, §4.1) adds both blocks'
+  partial sums to the residual in one all-reduce after FFN down.
 
 Memory-bound kernels stream at the achievable DRAM rate (vectorized loads keep enough bytes in
 flight), or, with ``row_kernels="scalar"``, run as vLLM / sarathi-serve's row kernels do
@@ -169,7 +171,7 @@ def row_trips(width, threads=ROW_THREADS):
 
 class Shapes(NamedTuple):
     """``LLMShape`` fields as arrays (one entry per model), so one evaluation covers several
-    models: hidden, ffn, heads, kv_heads, layers, vocab; gated / rotary as 0/1."""
+    models: hidden, ffn, heads, kv_heads, layers, vocab; gated / rotary / parallel as 0/1."""
 
     hidden: jnp.ndarray
     ffn: jnp.ndarray
@@ -179,6 +181,7 @@ class Shapes(NamedTuple):
     vocab: jnp.ndarray
     gated: jnp.ndarray
     rotary: jnp.ndarray
+    parallel: jnp.ndarray = 0.0
 
 
 def shapes(llms) -> Shapes:
@@ -222,9 +225,10 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                                 dram_bytes=rows * width * (tables - FP16_BYTES),
                                 cuda_flops=rows * width * adds, launches=0.0))
 
-    def all_reduce(name):
-        # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU
-        split = jnp.asarray(tp, float) > 1
+    def all_reduce(name, needed=1.0):
+        # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU or
+        # where not ``needed`` (a parallel layer sums both blocks' partials in one all-reduce)
+        split = (jnp.asarray(tp, float) > 1) * needed
         ops.append(Operator(name, "collective", dram_bytes=rows * hidden * FP16_BYTES * split,
                             launches=split * 1.0))
 
@@ -251,7 +255,7 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
     ops += attention_operators(llm, deployment, work, split=tp, kv_bytes=kv_bytes)
     precompute("output_projection", heads * head_dim)
     ops.append(Operator("output_projection", "gemm", rows, hidden, heads * head_dim))
-    all_reduce("attention_all_reduce")
+    all_reduce("attention_all_reduce", 1.0 - llm.parallel)
     if not fused:
         ops.append(_memory("attention_residual", 2 * rows * hidden, rows * hidden, ADD_FLOPS))
     # FFN block: [residual add +] norm, up(+gate) projection [+ activation], down projection.
