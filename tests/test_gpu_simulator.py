@@ -237,3 +237,18 @@ def test_bad_deployment_values_are_named():
         gpu.Deployment(attention="paged")
     with pytest.raises(ValueError, match="no LUT Tensor Core"):
         gpu.model_latency(A100, TINY, LUT_DEPLOYMENT, gpu.workload(1, 1))
+
+
+def test_a_deployments_quantization_groups_price_its_projections():
+    """Deployment(group_size=, zero_points=) reaches the projection kernel's weight bytes and
+    only the Machine (one compiled graph serves every grouping); a decode step of a DRAM-bound
+    model grows with the scale bytes."""
+    coarse = gpu.Deployment(kernel="dequant", activation="bf16", weight_bits=4, group_size=0)
+    fine = dataclasses.replace(coarse, group_size=32, zero_points=True)
+    assert float(gpu.machine(A100, fine).projection.w_bytes) == 0.5 + 4 / 32
+    assert float(gpu.machine(A100, coarse).projection.w_bytes) == 0.5
+    llm, work = gpu.LLMS["llama2-7b"], gpu.workload(1, 1, 128)
+    times = gpu.latency_sweep([(A100, coarse), (A100, fine)], [llm], work)
+    assert float(times[1, 0]) > float(times[0, 0])
+    assert float(times[1, 0]) == pytest.approx(float(gpu.model_latency(A100, llm, fine, work)),
+                                               rel=1e-6)

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ._kernels import default_lut_bits, lut_precompute_adds, lut_table_bytes
+from ._kernels import DEQUANT_GROUP, default_lut_bits, lut_precompute_adds, lut_table_bytes
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
@@ -67,7 +67,8 @@ class Deployment:
     forward pass is one CUDA graph (one host launch) instead of one host launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
-    rotary kernels (module doc).
+    rotary kernels (module doc); group_size, zero_points: quantization groups of a ``dequant``
+    kernel's weights (``gemm_latency``'s; 0: per output channel).
     """
 
     kernel: str = "cublas"
@@ -83,6 +84,8 @@ class Deployment:
     cuda_graphs: bool = False
     step_overhead: float = 0.0
     row_kernels: str = "vectorized"
+    group_size: int = DEQUANT_GROUP
+    zero_points: bool = False
 
     def __post_init__(self):
         if self.precompute not in PRECOMPUTE_TREATMENTS:
@@ -98,6 +101,9 @@ class Deployment:
                              f"{', '.join(KV_BYTES)}")
         if self.step_overhead < 0:
             raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
+        if self.group_size < 0:
+            raise ValueError(f"group_size must be >= 0 (0: per output channel), got "
+                             f"{self.group_size}")
         if self.row_kernels not in ROW_KERNELS:
             raise ValueError(f"row_kernels {self.row_kernels!r} unknown; allowed values: "
                              f"{', '.join(ROW_KERNELS)}")
