@@ -252,3 +252,21 @@ def test_a_deployments_quantization_groups_price_its_projections():
     assert float(times[1, 0]) > float(times[0, 0])
     assert float(times[1, 0]) == pytest.approx(float(gpu.model_latency(A100, llm, fine, work)),
                                                rel=1e-6)
+
+
+def test_an_unfused_gate_runs_two_up_gemms_and_a_swiglu_kernel():
+    """gate_fusion=False (TensorRT-LLM 0.8 without --use_fused_mlp, gpt-fast's w1 / w3): a gated
+    FFN's up and gate are two GEMMs of ffn outputs each, and SiLU x gate a memory kernel that
+    reads both (2 x ffn) and writes ffn FP16 elements, at the streaming DRAM rate plus a kernel's
+    fixed time; a non-gated FFN keeps its GELU in the GEMM epilogue and is unchanged."""
+    rows, spec = 64, A100
+    llm, work = gpu.LLMS["llama2-7b"], gpu.workload(1, rows)
+    split = gpu.layer_breakdown(spec, llm, gpu.Deployment(gate_fusion=False), work, launch=0.0)
+    up = float(gpu.gemm_latency(spec, "cublas", rows, 11008, 4096).seconds)
+    assert float(split["ffn_up"]) == pytest.approx(2 * up, rel=1e-6)
+    swiglu = 3 * rows * 11008 * 2 / (0.883 * 2039e9) + 2.0e-6  # E2 streaming rate, C2 latency
+    assert float(split["activation"]) == pytest.approx(swiglu, rel=2e-3)
+    opt = gpu.LLMS["opt-175b"]
+    same = [gpu.layer_breakdown(spec, opt, gpu.Deployment(gate_fusion=g), work, launch=0.0)
+            for g in (True, False)]
+    assert float(sum(same[0].values())) == pytest.approx(float(sum(same[1].values())), rel=1e-9)

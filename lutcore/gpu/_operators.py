@@ -63,7 +63,9 @@ class Deployment:
     ``"unfused"``; tensor_parallel: GPUs the layer is split over (heads, FFN and vocabulary;
     two all-reduces per layer over NVLink); lut_bits: table entry width (None: the activation's
     default, ``default_lut_bits``); fused_qkv: Q, K and V as one GEMM (else a Q GEMM and two K/V
-    GEMMs, as eager PyTorch); kv_cache: KV-cache element format (``KV_BYTES``); cuda_graphs: the
+    GEMMs, as eager PyTorch); gate_fusion: a gated FFN's gate and up projections as one GEMM
+    with SiLU x gate in its epilogue (else two GEMMs and a SiLU-and-multiply kernel, as
+    TensorRT-LLM 0.8 without ``--use_fused_mlp`` and gpt-fast's w1 / w3); kv_cache: KV-cache element format (``KV_BYTES``); cuda_graphs: the
     forward pass is one CUDA graph (one host launch) instead of one host launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
@@ -86,6 +88,7 @@ class Deployment:
     row_kernels: str = "vectorized"
     group_size: int = DEQUANT_GROUP
     zero_points: bool = False
+    gate_fusion: bool = True
 
     def __post_init__(self):
         if self.precompute not in PRECOMPUTE_TREATMENTS:
@@ -268,10 +271,18 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
     ops.append(_memory("ffn_norm", rows * hidden * residual_in, rows * hidden * residual_in,
                        NORM_FLOPS, rows=rows, row_trips=norm_trips))
     precompute("ffn_up", hidden)
-    ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))
-    if not fused:
-        ops.append(_memory("activation", rows * ffn_width, rows * ffn,
-                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated, rows=rows,
+    if deployment.gate_fusion:
+        ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))
+    else:  # a gated FFN's gate and up projections as two GEMMs
+        ops.append(Operator("ffn_up", "gemm", rows, ffn, hidden, count=1.0 + llm.gated,
+                            launches=1.0 + llm.gated))
+    # the activation kernel: every one unfused; a fused deployment splits only SiLU x gate
+    # when the gate is its own GEMM (no epilogue sees both operands)
+    split = 1.0 if not fused else (not deployment.gate_fusion) * llm.gated
+    if not fused or not deployment.gate_fusion:
+        ops.append(_memory("activation", rows * ffn_width * split, rows * ffn * split,
+                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
+                           launches=split * 1.0, rows=rows * split,
                            row_trips=row_trips(ffn)))
     precompute("ffn_down", ffn)
     ops.append(Operator("ffn_down", "gemm", rows, hidden, ffn))
