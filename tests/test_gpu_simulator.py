@@ -2,6 +2,7 @@
 priced independently, roofline bounds, monotonicity, and the precompute treatments."""
 
 import dataclasses
+import types
 
 import numpy as np
 import pytest
@@ -99,6 +100,12 @@ def test_a_parallel_attention_layer_all_reduces_once():
     one = [float(sum(gpu.layer_breakdown(A100, m, gpu.Deployment(), work).values()))
            for m in (llm, parallel)]
     assert one[0] == one[1]
+    # a model description written before the field existed prices as a sequential layer
+    fields = {f: getattr(llm, f) for f in ("hidden", "ffn", "heads", "kv_heads", "layers",
+                                           "vocab", "gated", "rotary")}
+    legacy = gpu.layer_breakdown(A100, types.SimpleNamespace(**fields), deployment, work,
+                                 launch=0.0)
+    assert float(legacy["attention_all_reduce"]) == float(seq["attention_all_reduce"])
 
 
 def test_an_fp8_kv_cache_halves_the_decode_attention_traffic():

@@ -193,10 +193,16 @@ class Shapes(NamedTuple):
     parallel: jnp.ndarray = 0.0
 
 
+def _field(llm, name: str):
+    """``llm.name``, or the ``Shapes`` default for fields a model description may lack (one
+    written before ``parallel`` existed)."""
+    return getattr(llm, name, Shapes._field_defaults.get(name))
+
+
 def shapes(llms) -> Shapes:
     """Stack ``LLMShape``s (one, or a sequence) into ``Shapes`` of float arrays."""
     llms = [llms] if hasattr(llms, "hidden") else list(llms)
-    return Shapes(**{f: jnp.asarray([float(getattr(m, f)) for m in llms])
+    return Shapes(**{f: jnp.asarray([float(_field(m, f)) for m in llms])
                      for f in Shapes._fields})
 
 

@@ -207,7 +207,7 @@ def _shown(seconds: dict, deployment: Deployment) -> dict:
 def _as_shapes(llm) -> Shapes:
     if isinstance(llm, Shapes):
         return Shapes(**{f: jnp.asarray(x, float) for f, x in llm._asdict().items()})
-    return Shapes(**{f: jnp.asarray(float(getattr(llm, f))) for f in Shapes._fields})
+    return Shapes(**{f: x[0] for f, x in shapes(llm)._asdict().items()})
 
 
 def layer_breakdown(gpu, llm, deployment: Deployment, work: Workload, *,
