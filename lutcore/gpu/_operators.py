@@ -65,8 +65,9 @@ class Deployment:
     default, ``default_lut_bits``); fused_qkv: Q, K and V as one GEMM (else a Q GEMM and two K/V
     GEMMs, as eager PyTorch); gate_fusion: a gated FFN's gate and up projections as one GEMM
     with SiLU x gate in its epilogue (else two GEMMs and a SiLU-and-multiply kernel, as
-    TensorRT-LLM 0.8 without ``--use_fused_mlp`` and gpt-fast's w1 / w3); kv_cache: KV-cache element format (``KV_BYTES``); cuda_graphs: the
-    forward pass is one CUDA graph (one host launch) instead of one host launch per kernel;
+    TensorRT-LLM 0.8 without ``--use_fused_mlp`` and gpt-fast's w1 / w3); kv_cache: KV-cache
+    element format (``KV_BYTES``); cuda_graphs: the forward pass is one CUDA graph (one host
+    launch) instead of one host launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
     rotary kernels (module doc); group_size, zero_points: quantization groups of a ``dequant``
