@@ -372,3 +372,26 @@ def test_the_chosen_tile_is_what_tile_occupancy_counts(spec, kernel, act, bits):
     if kernel == "lut_tensor_core":  # its own tiles: the stages tile_occupancy assumes
         occ = gpu.tile_occupancy(spec, kernel, tile, warp, act=act, weight_bits=bits)
         assert occ.feasible and float(occ.registers) == float(result.registers)
+
+
+def test_dequant_group_scales_and_zero_points_are_read_with_the_weights():
+    """Per weight: one 16-bit scale per group (and a zero point when asymmetric): 2/128 B for
+    GPTQ-style groups of 128, 4/32 B for tinygemm's bfloat16 scale-and-zero pairs of 32 (gpt-fast
+    G=32), none per output channel (group 0). A DRAM-bound GEMV pays for them: the extra time
+    is at most their streaming time and most of it."""
+    assert gpu.group_bytes() == 2 / 128 and gpu.group_bytes(32, True) == 4 / 32
+    assert gpu.group_bytes(0, True) == 0.0
+    hw = gpu.hardware(gpu.A100, "dequant", "bf16", 4, group_size=32, zero_points=True)
+    assert float(hw.w_bytes) == 0.5 + 4 / 32
+    assert float(gpu.hardware(gpu.A100, "cublas", "bf16", 16, group_size=32).w_bytes) == 2.0
+
+    def gemv(**groups):
+        return float(gpu.gemm_latency(gpu.A100, "dequant", 1, 16384, 16384, act="bf16",
+                                      weight_bits=4, **groups).seconds)
+
+    extra = 16384 * 16384 * (4 / 32) / gpu.A100.gemm_dram_bandwidth
+    assert 0.8 * extra < gemv(group_size=32, zero_points=True) - gemv(group_size=0) <= extra
+    with pytest.raises(ValueError, match="group_size"):
+        gpu.group_bytes(-1)
+    with pytest.raises(ValueError, match="group_size"):
+        gpu.Deployment(kernel="dequant", weight_bits=4, group_size=-32)

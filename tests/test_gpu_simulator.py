@@ -2,6 +2,7 @@
 priced independently, roofline bounds, monotonicity, and the precompute treatments."""
 
 import dataclasses
+import types
 
 import numpy as np
 import pytest
@@ -77,6 +78,34 @@ def test_tensor_parallel_layers_all_reduce_over_nvlink():
     with pytest.raises(ValueError, match="no NVLink"):
         gpu.model_latency(dataclasses.replace(A100, nvlink_bandwidth=0.0), llm,
                           gpu.Deployment(tensor_parallel=2), work)
+
+
+def test_a_parallel_attention_layer_all_reduces_once():
+    """GPT-J / Falcon: attention and FFN partial sums join in one all-reduce after FFN down,
+    the same ring as a sequential layer's (hand-worked above); the GEMMs do not change, and
+    the host issues one launch fewer per layer."""
+    llm, work = gpu.LLMS["llama2-70b"], gpu.workload(4, 128)
+    parallel = dataclasses.replace(llm, parallel=True)
+    deployment = gpu.Deployment(tensor_parallel=4)
+    seq = gpu.layer_breakdown(A100, llm, deployment, work, launch=0.0)
+    par = gpu.layer_breakdown(A100, parallel, deployment, work, launch=0.0)
+    ring = 1.44e-5 + 2 * 3 / 4 * (4 * 128 * 8192 * 2) / (0.422 * 300e9)
+    assert float(par["attention_all_reduce"]) == 0.0
+    assert float(par["ffn_all_reduce"]) == pytest.approx(ring, rel=1e-6)
+    assert float(sum(seq.values()) - sum(par.values())) == pytest.approx(ring, rel=1e-6)
+    ops = gpu.layer_operators(gpu.shapes(parallel), deployment, work, is_lut=False)
+    launches = {op.name: float(np.squeeze(op.launches)) for op in ops}
+    assert launches["attention_all_reduce"] == 0.0 and launches["ffn_all_reduce"] == 1.0
+    # on one GPU the flag changes nothing
+    one = [float(sum(gpu.layer_breakdown(A100, m, gpu.Deployment(), work).values()))
+           for m in (llm, parallel)]
+    assert one[0] == one[1]
+    # a model description written before the field existed prices as a sequential layer
+    fields = {f: getattr(llm, f) for f in ("hidden", "ffn", "heads", "kv_heads", "layers",
+                                           "vocab", "gated", "rotary")}
+    legacy = gpu.layer_breakdown(A100, types.SimpleNamespace(**fields), deployment, work,
+                                 launch=0.0)
+    assert float(legacy["attention_all_reduce"]) == float(seq["attention_all_reduce"])
 
 
 def test_an_fp8_kv_cache_halves_the_decode_attention_traffic():
@@ -215,3 +244,36 @@ def test_bad_deployment_values_are_named():
         gpu.Deployment(attention="paged")
     with pytest.raises(ValueError, match="no LUT Tensor Core"):
         gpu.model_latency(A100, TINY, LUT_DEPLOYMENT, gpu.workload(1, 1))
+
+
+def test_a_deployments_quantization_groups_price_its_projections():
+    """Deployment(group_size=, zero_points=) reaches the projection kernel's weight bytes and
+    only the Machine (one compiled graph serves every grouping); a decode step of a DRAM-bound
+    model grows with the scale bytes."""
+    coarse = gpu.Deployment(kernel="dequant", activation="bf16", weight_bits=4, group_size=0)
+    fine = dataclasses.replace(coarse, group_size=32, zero_points=True)
+    assert float(gpu.machine(A100, fine).projection.w_bytes) == 0.5 + 4 / 32
+    assert float(gpu.machine(A100, coarse).projection.w_bytes) == 0.5
+    llm, work = gpu.LLMS["llama2-7b"], gpu.workload(1, 1, 128)
+    times = gpu.latency_sweep([(A100, coarse), (A100, fine)], [llm], work)
+    assert float(times[1, 0]) > float(times[0, 0])
+    assert float(times[1, 0]) == pytest.approx(float(gpu.model_latency(A100, llm, fine, work)),
+                                               rel=1e-6)
+
+
+def test_an_unfused_gate_runs_two_up_gemms_and_a_swiglu_kernel():
+    """gate_fusion=False (TensorRT-LLM 0.8 without --use_fused_mlp, gpt-fast's w1 / w3): a gated
+    FFN's up and gate are two GEMMs of ffn outputs each, and SiLU x gate a memory kernel that
+    reads both (2 x ffn) and writes ffn FP16 elements, at the streaming DRAM rate plus a kernel's
+    fixed time; a non-gated FFN keeps its GELU in the GEMM epilogue and is unchanged."""
+    rows, spec = 64, A100
+    llm, work = gpu.LLMS["llama2-7b"], gpu.workload(1, rows)
+    split = gpu.layer_breakdown(spec, llm, gpu.Deployment(gate_fusion=False), work, launch=0.0)
+    up = float(gpu.gemm_latency(spec, "cublas", rows, 11008, 4096).seconds)
+    assert float(split["ffn_up"]) == pytest.approx(2 * up, rel=1e-6)
+    swiglu = 3 * rows * 11008 * 2 / (0.883 * 2039e9) + 2.0e-6  # E2 streaming rate, C2 latency
+    assert float(split["activation"]) == pytest.approx(swiglu, rel=2e-3)
+    opt = gpu.LLMS["opt-175b"]
+    same = [gpu.layer_breakdown(spec, opt, gpu.Deployment(gate_fusion=g), work, launch=0.0)
+            for g in (True, False)]
+    assert float(sum(same[0].values())) == pytest.approx(float(sum(same[1].values())), rel=1e-9)

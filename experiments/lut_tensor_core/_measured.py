@@ -113,9 +113,11 @@ def _seconds(columns: list, rows: np.ndarray) -> np.ndarray:
 
 
 def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
-    fields = {"layers": layers, "vocab": 32000, "gated": True, "rotary": True, **spec}
+    fields = {"layers": layers, "vocab": 32000, "gated": True, "rotary": True,
+              "parallel": False, **spec}
     return gpu.LLMShape(name, **{f: fields[f] for f in ("hidden", "ffn", "heads", "kv_heads",
-                                                         "layers", "vocab", "gated", "rotary")})
+                                                         "layers", "vocab", "gated", "rotary",
+                                                         "parallel")})
 
 
 def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):

@@ -9,6 +9,7 @@ are the entry points.
 from ._kernels import (
                        ACT_BYTES,
                        BANK_CONFLICT,
+                       DEQUANT_GROUP,
                        KERNELS,
                        PRECOMPUTE,
                        WORK,
@@ -16,6 +17,7 @@ from ._kernels import (
                        default_lut_bits,
                        expected_bank_conflict,
                        gemm_latency,
+                       group_bytes,
                        hardware,
                        is_lut_kernel,
                        lut_precompute_adds,
@@ -44,8 +46,9 @@ from ._specs import (
 from ._tiles import GemmLatency, Hardware, Occupancy, Work, tile_model
 
 __all__ = [
-    "ACT_BYTES", "BANK_CONFLICT", "KERNELS", "PRECOMPUTE", "WORK", "candidates",
-    "default_lut_bits", "expected_bank_conflict", "gemm_latency", "hardware", "is_lut_kernel",
+    "ACT_BYTES", "BANK_CONFLICT", "DEQUANT_GROUP", "KERNELS", "PRECOMPUTE", "WORK", "candidates",
+    "default_lut_bits", "expected_bank_conflict", "gemm_latency", "group_bytes", "hardware",
+    "is_lut_kernel",
     "lut_precompute_adds", "lut_table_bytes", "peak_ops", "tile_occupancy",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
     "A100", "A100_PCIE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE", "LUT_ARRAY_1X",

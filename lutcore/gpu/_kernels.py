@@ -4,7 +4,8 @@
 Kernels (``KERNELS``):
 - ``cublas``: W and A in one tensor-core format (fp16, bf16, int8, fp8), the cuBLAS/CUTLASS
   baseline, on the library tiles (T1 Ampere mma.sync, T2 Hopper wgmma);
-- ``dequant``: ``weight_bits``-bit weights (plus one FP16 scale per ``DEQUANT_GROUP`` weights)
+- ``dequant``: ``weight_bits``-bit weights (plus one FP16 scale, and with ``zero_points`` one
+  zero point, per group of ``DEQUANT_GROUP`` weights, or of ``group_size``; 0: per output channel)
   read from DRAM and converted to ``act`` in registers by every MMA group that reads them
   (CUTLASS mixed-input GEMM, Marlin), then tensor-core MMA on the same library tiles;
 - ``lut_gemm``: LUT-GEMM (Park et al. 2023): FP16 activations, per group of ``LUT_GEMM_MU``
@@ -53,7 +54,9 @@ LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8
 # elements) from the packed bits, one HFMA2 on the FP16 pipe (half2, counted as 2 lanes in
 # ``fp16_lanes``) subtracts the magic number and scales both.
 DEQUANT_INT_OPS, DEQUANT_FP_OPS = 0.5, 1.0
-# Group-wise quantization: one FP16 scale per 128 weights (the GPTQ / AWQ default group size).
+# Group-wise quantization: one FP16 scale per 128 weights (the GPTQ / AWQ default group size);
+# asymmetric schemes add a 16-bit zero point per group (e.g. tinygemm's scales_and_zeros, a
+# bfloat16 pair per group: gpt-fast quantize.py, WeightOnlyInt4Linear).
 DEQUANT_GROUP, SCALE_BYTES = 128, 2
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).
 LOOKUP_FP_OPS = 1.0
@@ -142,10 +145,22 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
         gpu.tensor_macs(act)  # raises if this GPU lacks the format
 
 
+def group_bytes(group_size: int = DEQUANT_GROUP, zero_points: bool = False) -> float:
+    """DRAM bytes per weight of a dequantization kernel's group scales (and zero points):
+    ``SCALE_BYTES`` each per ``group_size`` weights; 0 for ``group_size`` 0 (one scale per output
+    channel: under 0.05 % of the weight bytes at K >= 4096, not counted). ValueError for a
+    negative size."""
+    if group_size < 0:
+        raise ValueError(f"group_size must be >= 0 (0: per output channel), got {group_size}")
+    return SCALE_BYTES * (1 + bool(zero_points)) / group_size if group_size else 0.0
+
+
 def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
-             lut_bits: int | None = None, inputs: str = "random") -> Hardware:
+             lut_bits: int | None = None, inputs: str = "random", *,
+             group_size: int = DEQUANT_GROUP, zero_points: bool = False) -> Hardware:
     """The ``Hardware`` of ``kernel`` on ``gpu`` for ``act`` x ``weight_bits``-bit weights and
-    ``inputs`` data (``INPUT_DATA``: the power-limited SM clock depends on it, ``INPUT_RATE``).
+    ``inputs`` data (``INPUT_DATA``: the power-limited SM clock depends on it, ``INPUT_RATE``);
+    a ``dequant`` kernel also reads its group scales (``group_bytes``).
     The LUT arrays are assumed to reach the fraction of their peak that the MAC tensor cores
     reach on the same activation format (same SM operand delivery and clock behaviour; no LUT
     hardware to measure)."""
@@ -160,7 +175,7 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
     else:
         a_bytes, macs = ACT_BYTES[act], gpu.tensor_macs(act) * gpu.efficiency(act)
         if kernel == "dequant":
-            w_bytes += SCALE_BYTES / DEQUANT_GROUP
+            w_bytes += group_bytes(group_size, zero_points)
     values = dict(
         sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[inputs], registers=gpu.registers,
         max_registers_per_thread=gpu.max_registers_per_thread, smem=gpu.smem,
@@ -203,7 +218,8 @@ def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
 def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
                  weight_bits: int = 16, precompute: str = "fused",
                  lut_bits: int | None = None, inputs: str = "random",
-                 persistent: bool = True) -> GemmLatency:
+                 persistent: bool = True, group_size: int = DEQUANT_GROUP,
+                 zero_points: bool = False) -> GemmLatency:
     """Latency of C[m, n] = A[m, k] W[n, k]^T by ``kernel`` on ``gpu``.
 
     m, n, k: scalars or arrays (broadcast; jit/vmap-able). act: activation format (fp16, bf16,
@@ -213,14 +229,17 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     inputs: the operands' data, ``"random"`` (trained weights, activations), ``"integer"`` or
     ``"zeros"`` (synthetic benchmarks; a power-limited GPU clocks higher on them);
     persistent: persistent stream-K kernels are candidates (False: a grid of one CTA per output
-    tile, each paying its own pipeline fill and epilogue).
+    tile, each paying its own pipeline fill and epilogue); group_size, zero_points: the
+    ``dequant`` kernel's quantization groups (``group_bytes``).
 
     A plain function: the tile model (``_tiles.tile_model``) is compiled once per kernel, and
     the spec's numbers enter as arrays (``hardware``), so GPU variants share one compilation.
     """
     check_kernel(gpu, kernel, act, weight_bits, precompute)
     lut_bits = lut_bits or default_lut_bits(act)
-    result = _bucketed(hardware(gpu, kernel, act, weight_bits, lut_bits, inputs), m, n, k,
+    hw = hardware(gpu, kernel, act, weight_bits, lut_bits, inputs, group_size=group_size,
+                  zero_points=zero_points)
+    result = _bucketed(hw, m, n, k,
                        WORK[kernel]._replace(persistent=persistent))
     if kernel != "lut_tensor_core" or precompute == "fused":
         return result

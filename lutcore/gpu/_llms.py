@@ -10,7 +10,9 @@ from typing import NamedTuple
 class LLMShape:
     """One model: hidden width, FFN width, attention heads and KV heads (GQA), decoder layers,
     vocabulary; ``gated``: SwiGLU FFN (up and gate projections); ``rotary``: rotary position
-    embedding (else learned/ALiBi, no per-layer element-wise op)."""
+    embedding (else learned/ALiBi, no per-layer element-wise op); ``parallel``: attention and
+    FFN read the same input and their outputs are summed (GPT-J, Falcon: "parallel
+    attention"), so a tensor-parallel layer all-reduces once, not twice."""
 
     name: str
     hidden: int
@@ -21,6 +23,7 @@ class LLMShape:
     vocab: int
     gated: bool
     rotary: bool
+    parallel: bool = False
 
     def __post_init__(self):
         if self.hidden % self.heads or self.heads % self.kv_heads:

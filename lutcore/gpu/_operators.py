@@ -10,7 +10,9 @@ and of the model's edges (``Operator`` lists); ``lutcore.gpu._simulator`` prices
   embedding, the LUT table precompute);
 - tensor parallelism: the layer's heads, FFN and vocabulary split ``tensor_parallel`` ways,
   an all-reduce of the activations after the output projection and after FFN down
-  (Megatron-LM, Shoeybi et al. 2019, §3).
+  (Megatron-LM, Shoeybi et al. 2019, §3); a parallel-attention layer (``Shapes.parallel``:
+  GPT-J, Wang & Komatsuzaki 2021; Falcon, Almazrouei et al. 2023, §4.1) adds both blocks'
+  partial sums to the residual in one all-reduce after FFN down.
 
 Memory-bound kernels stream at the achievable DRAM rate (vectorized loads keep enough bytes in
 flight), or, with ``row_kernels="scalar"``, run as vLLM / sarathi-serve's row kernels do
@@ -34,7 +36,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ._kernels import default_lut_bits, lut_precompute_adds, lut_table_bytes
+from ._kernels import DEQUANT_GROUP, default_lut_bits, lut_precompute_adds, lut_table_bytes
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
@@ -61,11 +63,15 @@ class Deployment:
     ``"unfused"``; tensor_parallel: GPUs the layer is split over (heads, FFN and vocabulary;
     two all-reduces per layer over NVLink); lut_bits: table entry width (None: the activation's
     default, ``default_lut_bits``); fused_qkv: Q, K and V as one GEMM (else a Q GEMM and two K/V
-    GEMMs, as eager PyTorch); kv_cache: KV-cache element format (``KV_BYTES``); cuda_graphs: the
-    forward pass is one CUDA graph (one host launch) instead of one host launch per kernel;
+    GEMMs, as eager PyTorch); gate_fusion: a gated FFN's gate and up projections as one GEMM
+    with SiLU x gate in its epilogue (else two GEMMs and a SiLU-and-multiply kernel, as
+    TensorRT-LLM 0.8 without ``--use_fused_mlp`` and gpt-fast's w1 / w3); kv_cache: KV-cache
+    element format (``KV_BYTES``); cuda_graphs: the forward pass is one CUDA graph (one host
+    launch) instead of one host launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
-    rotary kernels (module doc).
+    rotary kernels (module doc); group_size, zero_points: quantization groups of a ``dequant``
+    kernel's weights (``gemm_latency``'s; 0: per output channel).
     """
 
     kernel: str = "cublas"
@@ -81,6 +87,9 @@ class Deployment:
     cuda_graphs: bool = False
     step_overhead: float = 0.0
     row_kernels: str = "vectorized"
+    group_size: int = DEQUANT_GROUP
+    zero_points: bool = False
+    gate_fusion: bool = True
 
     def __post_init__(self):
         if self.precompute not in PRECOMPUTE_TREATMENTS:
@@ -96,6 +105,9 @@ class Deployment:
                              f"{', '.join(KV_BYTES)}")
         if self.step_overhead < 0:
             raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
+        if self.group_size < 0:
+            raise ValueError(f"group_size must be >= 0 (0: per output channel), got "
+                             f"{self.group_size}")
         if self.row_kernels not in ROW_KERNELS:
             raise ValueError(f"row_kernels {self.row_kernels!r} unknown; allowed values: "
                              f"{', '.join(ROW_KERNELS)}")
@@ -169,7 +181,7 @@ def row_trips(width, threads=ROW_THREADS):
 
 class Shapes(NamedTuple):
     """``LLMShape`` fields as arrays (one entry per model), so one evaluation covers several
-    models: hidden, ffn, heads, kv_heads, layers, vocab; gated / rotary as 0/1."""
+    models: hidden, ffn, heads, kv_heads, layers, vocab; gated / rotary / parallel as 0/1."""
 
     hidden: jnp.ndarray
     ffn: jnp.ndarray
@@ -179,12 +191,19 @@ class Shapes(NamedTuple):
     vocab: jnp.ndarray
     gated: jnp.ndarray
     rotary: jnp.ndarray
+    parallel: jnp.ndarray = 0.0
+
+
+def _field(llm, name: str):
+    """``llm.name``, or the ``Shapes`` default for fields a model description may lack (one
+    written before ``parallel`` existed)."""
+    return getattr(llm, name, Shapes._field_defaults.get(name))
 
 
 def shapes(llms) -> Shapes:
     """Stack ``LLMShape``s (one, or a sequence) into ``Shapes`` of float arrays."""
     llms = [llms] if hasattr(llms, "hidden") else list(llms)
-    return Shapes(**{f: jnp.asarray([float(getattr(m, f)) for m in llms])
+    return Shapes(**{f: jnp.asarray([float(_field(m, f)) for m in llms])
                      for f in Shapes._fields})
 
 
@@ -222,9 +241,10 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                                 dram_bytes=rows * width * (tables - FP16_BYTES),
                                 cuda_flops=rows * width * adds, launches=0.0))
 
-    def all_reduce(name):
-        # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU
-        split = jnp.asarray(tp, float) > 1
+    def all_reduce(name, needed=1.0):
+        # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU or
+        # where not ``needed`` (a parallel layer sums both blocks' partials in one all-reduce)
+        split = (jnp.asarray(tp, float) > 1) * needed
         ops.append(Operator(name, "collective", dram_bytes=rows * hidden * FP16_BYTES * split,
                             launches=split * 1.0))
 
@@ -251,17 +271,25 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
     ops += attention_operators(llm, deployment, work, split=tp, kv_bytes=kv_bytes)
     precompute("output_projection", heads * head_dim)
     ops.append(Operator("output_projection", "gemm", rows, hidden, heads * head_dim))
-    all_reduce("attention_all_reduce")
+    all_reduce("attention_all_reduce", 1.0 - llm.parallel)
     if not fused:
         ops.append(_memory("attention_residual", 2 * rows * hidden, rows * hidden, ADD_FLOPS))
     # FFN block: [residual add +] norm, up(+gate) projection [+ activation], down projection.
     ops.append(_memory("ffn_norm", rows * hidden * residual_in, rows * hidden * residual_in,
                        NORM_FLOPS, rows=rows, row_trips=norm_trips))
     precompute("ffn_up", hidden)
-    ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))
-    if not fused:
-        ops.append(_memory("activation", rows * ffn_width, rows * ffn,
-                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated, rows=rows,
+    if deployment.gate_fusion:
+        ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))
+    else:  # a gated FFN's gate and up projections as two GEMMs
+        ops.append(Operator("ffn_up", "gemm", rows, ffn, hidden, count=1.0 + llm.gated,
+                            launches=1.0 + llm.gated))
+    # the activation kernel: every one unfused; a fused deployment splits only SiLU x gate
+    # when the gate is its own GEMM (no epilogue sees both operands)
+    split = 1.0 if not fused else (not deployment.gate_fusion) * llm.gated
+    if not fused or not deployment.gate_fusion:
+        ops.append(_memory("activation", rows * ffn_width * split, rows * ffn * split,
+                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
+                           launches=split * 1.0, rows=rows * split,
                            row_trips=row_trips(ffn)))
     precompute("ffn_down", ffn)
     ops.append(Operator("ffn_down", "gemm", rows, hidden, ffn))

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ._kernels import WORK, Hardware, check_kernel, hardware, is_lut_kernel
+from ._kernels import DEQUANT_GROUP, WORK, Hardware, check_kernel, hardware, is_lut_kernel
 from ._operators import (
     KV_BYTES,
     Deployment,
@@ -90,7 +90,9 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
-                            deployment.weight_bits, deployment.table_bits),
+                            deployment.weight_bits, deployment.table_bits,
+                            group_size=deployment.group_size,
+                            zero_points=deployment.zero_points),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
         **{name: jnp.asarray(v, float) for name, v in values.items()})
 
@@ -160,14 +162,15 @@ def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
 
 
 def _graph(deployment: Deployment) -> Deployment:
-    """The deployment as the operator graph sees it: the weight width, the tensor-parallel
-    degree, the KV-cache format, the step overhead, the row kernels and (but for LUT kernels,
-    whose tables it sizes) the activation format only enter the ``Machine``, so one
-    compilation serves them all."""
+    """The deployment as the operator graph sees it: the weight width and its quantization
+    groups, the tensor-parallel degree, the KV-cache format, the step overhead, the row
+    kernels and (but for LUT kernels, whose tables it sizes) the activation format only enter
+    the ``Machine``, so one compilation serves them all."""
     activation = deployment.activation if is_lut_kernel(deployment.kernel) else "fp16"
     return dataclasses.replace(deployment, weight_bits=16, tensor_parallel=1,
                                kv_cache="fp16", step_overhead=0.0, activation=activation,
-                               row_kernels="vectorized")
+                               row_kernels="vectorized", group_size=DEQUANT_GROUP,
+                               zero_points=False)
 
 
 @functools.partial(jax.jit, static_argnames=("deployment", "layer_only"))
@@ -204,7 +207,7 @@ def _shown(seconds: dict, deployment: Deployment) -> dict:
 def _as_shapes(llm) -> Shapes:
     if isinstance(llm, Shapes):
         return Shapes(**{f: jnp.asarray(x, float) for f, x in llm._asdict().items()})
-    return Shapes(**{f: jnp.asarray(float(getattr(llm, f))) for f in Shapes._fields})
+    return Shapes(**{f: x[0] for f, x in shapes(llm)._asdict().items()})
 
 
 def layer_breakdown(gpu, llm, deployment: Deployment, work: Workload, *,
