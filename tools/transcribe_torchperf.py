@@ -19,11 +19,10 @@ or snapshot; nothing is fetched).
 
 from __future__ import annotations
 
-import argparse
 import pathlib
-import subprocess
 
 import yaml
+from snapshot import git, snapshot_args
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 # database.md device name -> the GPU it is modelled as
@@ -43,10 +42,6 @@ PROTOCOL = {
 }
 
 
-def _git(gitdir: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True, capture_output=True,
-                          text=True).stdout
-
 
 def rows(markdown: str) -> dict[str, dict[str, float]]:
     """{device: {format: TFLOPS}} of the DEVICES rows of database.md (its header names the
@@ -65,7 +60,7 @@ def rows(markdown: str) -> dict[str, dict[str, float]]:
 
 
 def transcribe(gitdir: str, commit: str) -> dict:
-    measured = rows(_git(gitdir, "show", f"{commit}:database.md"))
+    measured = rows(git(gitdir, "show", f"{commit}:database.md"))
     sets = [{"name": f"{name.removeprefix('NVIDIA ')} {fmt.upper()}, best of five squares",
              "kind": "gemm", "device": DEVICES[name], "act": fmt,
              "best_of": [[n, n, n] for n in SIZES], "columns": ["tflops"],
@@ -82,16 +77,12 @@ def transcribe(gitdir: str, commit: str) -> dict:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("gitdir")
-    parser.add_argument("--commit", default="HEAD")
-    args = parser.parse_args()
-    commit = _git(args.gitdir, "rev-parse", args.commit).strip()
+    gitdir, commit = snapshot_args(__doc__.splitlines()[0])
     header = (f"# Transcribed by tools/transcribe_torchperf.py from "
               f"zzc0721/torch-performance-test-data@{commit}\n"
               "# (database.md, measured with test.py); do not edit by hand.\n")
     (OUT / "torchperf_sxm.yaml").write_text(
-        header + yaml.safe_dump(transcribe(args.gitdir, commit), sort_keys=False, width=100,
+        header + yaml.safe_dump(transcribe(gitdir, commit), sort_keys=False, width=100,
                                 default_flow_style=None))
 
 

@@ -15,13 +15,13 @@ seconds.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import pathlib
 import subprocess
 
 import yaml
+from snapshot import git, snapshot_args
 
 MODELS = ("meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-70b-hf", "meta-llama/Meta-Llama-3-8B",
           "meta-llama/Meta-Llama-3-70B", "codellama/CodeLlama-34b-Instruct-hf",
@@ -60,17 +60,13 @@ FORM = {"a100": "A100 80GB PCIe, 300 W (Azure Standard_NC96ads_A100_v4: 4 cards,
         "h100": "H100 80GB SXM5 (DGX H100)"}
 
 
-def _git(gitdir: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True, capture_output=True,
-                          text=True).stdout
-
 
 def transcribe(gitdir: str, commit: str, gpu: str) -> dict:
     sets = []
     for model in MODELS:
         path = f"data/profiling/compute/{gpu}/{model}/mlp.csv"
         try:
-            text = _git(gitdir, "show", f"{commit}:{path}")
+            text = git(gitdir, "show", f"{commit}:{path}")
         except subprocess.CalledProcessError:
             continue  # not profiled on this GPU
         rows = list(csv.DictReader(io.StringIO(text)))
@@ -102,13 +98,9 @@ def transcribe(gitdir: str, commit: str, gpu: str) -> dict:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("gitdir")
-    parser.add_argument("--commit", default="HEAD")
-    args = parser.parse_args()
-    commit = _git(args.gitdir, "rev-parse", args.commit).strip()
+    gitdir, commit = snapshot_args(__doc__.splitlines()[0])
     for gpu in ("a100", "h100"):
-        data = transcribe(args.gitdir, commit, gpu)
+        data = transcribe(gitdir, commit, gpu)
         header = (f"# Transcribed by tools/transcribe_vidur.py from microsoft/vidur@{commit}\n"
                   "# (data/profiling/compute/<gpu>/<model>/mlp.csv); do not edit by hand.\n")
         (OUT / f"vidur_{gpu}.yaml").write_text(

@@ -10,13 +10,12 @@ Usage: python tools/transcribe_vidur_allreduce.py <vidur git dir> [--commit SHA]
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import pathlib
 
 import yaml
-from transcribe_vidur import _git
+from snapshot import git, snapshot_args
 
 CLUSTERS = {"a100": "a100_dgx", "h100": "h100_dgx"}
 SIZES = tuple(2 ** e for e in range(11, 29, 2))  # 2 KiB ... 128 MiB
@@ -24,15 +23,11 @@ OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measu
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("gitdir")
-    parser.add_argument("--commit", default="HEAD")
-    args = parser.parse_args()
-    commit = _git(args.gitdir, "rev-parse", args.commit).strip()
+    gitdir, commit = snapshot_args(__doc__.splitlines()[0])
     sets = []
     for gpu, cluster in CLUSTERS.items():
         path = f"data/profiling/network/{cluster}/all_reduce.csv"
-        rows = csv.DictReader(io.StringIO(_git(args.gitdir, "show", f"{commit}:{path}")))
+        rows = csv.DictReader(io.StringIO(git(gitdir, "show", f"{commit}:{path}")))
         points = sorted({(int(r["num_workers"]), int(r["size"]),
                           round(float(r["time_stats.all_reduce.median"]) * 1e-3, 9))
                          for r in rows if r["devices_per_node"] == r["num_workers"]
