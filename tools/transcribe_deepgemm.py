@@ -11,7 +11,9 @@ builds it (deep_gemm/include/deep_gemm/fp8_gemm.cuh, jit_kernels/gemm.py, tests/
   the partial sums promoted to FP32 on the CUDA cores every 128 of K, BF16 output;
 - a persistent grid of one CTA per SM walking the output tiles, block_m 64/128/256 and
   block_n 16-160 chosen to fill the last wave; no split-K or stream-K (the README's roadmap:
-  "[ ] Split/stream-k optimizations"): ``persistent: false`` (no stream-K candidates);
+  "[ ] Split/stream-k optimizations"): ``persistent: false`` (no stream-K candidates; the
+  model's non-stream-K kernels also pay a pipeline fill per round of tiles, which a persistent
+  kernel's producer warp can hide, so the set's modeled times lean slow);
 - the consumer warpgroups write each finished tile to shared memory and TMA-store it before
   the next tile's MMAs: ``serial_epilogue: true`` (lutcore.gpu._tiles T5; the table's rate
   falling with K at M = 4096 selects it).
