@@ -4,6 +4,7 @@ calibration sets (and nothing is fitted to a validation set)."""
 import pathlib
 import sys
 
+import numpy as np
 import pytest
 
 import lutcore.gpu as gpu
@@ -93,3 +94,32 @@ def test_torchperf_rows_are_read_by_their_header():
     stored = {e["name"]: e["points"][0][0]
               for e in calibrate_gpu._load("torchperf_sxm.yaml")["sets"]}
     assert stored["A100 SXM4 80GB BF16, best of five squares"] == 264.53
+
+
+def test_deepgemm_rows_are_read_from_the_dense_table():
+    """tools/transcribe_deepgemm.py reads the dense table by its header and stops at its end
+    (the grouped tables follow); the stored set is DeepGEMM's kernel as the model prices it."""
+    import transcribe_deepgemm
+
+    readme = ("### Normal GEMMs for dense models\n\n"
+              "|  M   |   N   |   K   | Computation | Memory bandwidth | Speedup |\n"
+              "|:----:|:-----:|:-----:|:-----------:|:----------------:|:-------:|\n"
+              "|  64  | 2112  | 7168  | 206 TFLOPS  |    1688 GB/s     |  2.7x   |\n"
+              "| 4096 | 7168  | 16384 | 1520 TFLOPS |     384 GB/s     |  1.4x   |\n\n"
+              "### Grouped GEMMs for MoE models (contiguous layout)\n\n"
+              "| #Groups | M per group |  N   |  K   | Computation |\n|:-:|:-:|:-:|:-:|:-:|\n"
+              "|    4    |    8192     | 4096 | 7168 | 1346 TFLOPS |\n")
+    assert transcribe_deepgemm.rows(readme) == [[64, 2112, 7168, 206.0],
+                                                [4096, 7168, 16384, 1520.0]]
+    with pytest.raises(ValueError, match="Normal GEMMs"):
+        transcribe_deepgemm.rows(readme.split("### Grouped")[1])
+    data = calibrate_gpu._load("deepgemm_h800.yaml")
+    (entry,) = data["sets"]
+    assert (data["device"], entry["act"], entry["persistent"], entry["serial_epilogue"]) == (
+        "h100", "fp8", False, True)
+    assert len(entry["points"]) == 18 and [4096, 7168, 16384, 1520.0] in entry["points"]
+    _, _, measured, modeled = _measured.gemm_points(data, entry)
+    m, n, k, _ = (np.array(c, float) for c in zip(*entry["points"]))
+    expected = gpu.gemm_latency(gpu.H100, "cublas", m, n, k, act="fp8", weight_bits=8,
+                                persistent=False, serial_epilogue=True).seconds
+    np.testing.assert_allclose(modeled, expected)

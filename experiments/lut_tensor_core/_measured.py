@@ -123,10 +123,11 @@ def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
 def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
-    set's, else random), and the measurement; the set's ``persistent`` (default true) as
-    ``gemm_latency``'s. A set with ``best_of`` (shapes [m, n, k]) has one measured rate, the best
-    of those shapes' (columns [tflops]); it is compared with the model's best of the same shapes,
-    both as seconds of the modeled best shape."""
+    set's, else random), and the measurement; the set's ``persistent`` (default true) and
+    ``serial_epilogue`` (default false) as ``gemm_latency``'s. A set with ``best_of`` (shapes
+    [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is
+    compared with the model's best of the same shapes, both as seconds of the modeled best
+    shape."""
     spec = spec or gpu.gpu_spec(_device(data, entry))
     columns = entry["columns"]
     kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
@@ -137,7 +138,8 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     def model(m, n, k, inputs):
         return np.asarray(gpu.gemm_latency(
             spec, kernel, m, n, k, act=act, weight_bits=bits, inputs=inputs,
-            persistent=entry.get("persistent", True)).seconds) + overhead
+            persistent=entry.get("persistent", True),
+            serial_epilogue=entry.get("serial_epilogue", False)).seconds) + overhead
 
     if "best_of" in entry:
         m, n, k = (np.array(c, dtype=float) for c in zip(*entry["best_of"]))

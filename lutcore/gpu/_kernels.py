@@ -219,7 +219,7 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
                  weight_bits: int = 16, precompute: str = "fused",
                  lut_bits: int | None = None, inputs: str = "random",
                  persistent: bool = True, group_size: int = DEQUANT_GROUP,
-                 zero_points: bool = False) -> GemmLatency:
+                 zero_points: bool = False, serial_epilogue: bool = False) -> GemmLatency:
     """Latency of C[m, n] = A[m, k] W[n, k]^T by ``kernel`` on ``gpu``.
 
     m, n, k: scalars or arrays (broadcast; jit/vmap-able). act: activation format (fp16, bf16,
@@ -230,7 +230,9 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     ``"zeros"`` (synthetic benchmarks; a power-limited GPU clocks higher on them);
     persistent: persistent stream-K kernels are candidates (False: a grid of one CTA per output
     tile, each paying its own pipeline fill and epilogue); group_size, zero_points: the
-    ``dequant`` kernel's quantization groups (``group_bytes``).
+    ``dequant`` kernel's quantization groups (``group_bytes``); serial_epilogue: the Hopper
+    (SM90) tiles store their output after their mainloop at the DRAM rate instead of under it
+    (a kernel that does not overlap its epilogue, e.g. DeepGEMM's; ``_tiles`` T5).
 
     A plain function: the tile model (``_tiles.tile_model``) is compiled once per kernel, and
     the spec's numbers enter as arrays (``hardware``), so GPU variants share one compilation.
@@ -240,7 +242,8 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     hw = hardware(gpu, kernel, act, weight_bits, lut_bits, inputs, group_size=group_size,
                   zero_points=zero_points)
     result = _bucketed(hw, m, n, k,
-                       WORK[kernel]._replace(persistent=persistent))
+                       WORK[kernel]._replace(persistent=persistent,
+                                               serial_store=serial_epilogue))
     if kernel != "lut_tensor_core" or precompute == "fused":
         return result
     pre = precompute_seconds(gpu, np.broadcast_to(m, np.shape(result.seconds)), k, lut_bits)

@@ -38,6 +38,18 @@ T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for De
    StreamKScheduler): a persistent kernel splits the MAC iterations of all tiles evenly over the
    SMs, so there is no partial last wave; each SM's boundary tile is completed by a partial-sum
    fixup through L2. Offered for the SM90 tiles.
+T5 Epilogue: by default a tile's output store overlaps the MMAs (co-resident CTAs, asynchronous
+   TMA stores, or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile:
+   L. Wright, A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
+   cutlass-ping-pong-gemm-kernel, 2024), and the output is part of the mainloop's traffic. A
+   kernel whose consumer warpgroups store a finished tile before they start the next tile's
+   MMAs (``Work.serial_store``, SM90 tiles only) adds the store after the mainloop: every SM's
+   tiles take the same time, so the SMs store together, at the DRAM rate (the output's bytes /
+   DRAM bandwidth). Which kernels do so is measured, not assumed: DeepGEMM's FP8 kernel
+   (measured/deepgemm_h800.yaml: its rate's fall with K at M = 4096 follows a DRAM-rate serial
+   store, neither an overlapped nor an L2-rate one) does; cuBLAS's H100 kernels (the
+   compute-bound GEMMs of measured/vidur_h100.yaml: a serial store biases them from -8 % to
+   +9 % as the output's share grows; overlapped, flat) do not.
 """
 
 from __future__ import annotations
@@ -105,7 +117,8 @@ class Work(NamedTuple):
     LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
     (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
-    kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel)."""
+    kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
+    ``serial_store``: the SM90 tiles store their output after their mainloop (T5)."""
 
     tiles: tuple = ("library",)
     lookup_mu: int = 0
@@ -113,6 +126,7 @@ class Work(NamedTuple):
     lookup_fp_ops: float = 0.0
     dequant_ops: tuple = (0.0, 0.0)
     persistent: bool = True
+    serial_store: bool = False
 
 
 class Occupancy(NamedTuple):
@@ -138,6 +152,7 @@ class Traffic(NamedTuple):
     waves: jnp.ndarray
     l2_bytes: jnp.ndarray
     dram_bytes: jnp.ndarray
+    out_bytes: jnp.ndarray  # of them, the output's (written once)
 
 
 class GemmLatency(NamedTuple):
@@ -277,7 +292,8 @@ def traffic(hw: Hardware, c: dict, m, n, k, occ: Occupancy) -> Traffic:
     compulsory = m * k * hw.a_bytes + n * k * hw.w_bytes
     dram_bytes = jnp.where(compulsory <= hw.l2, compulsory,
                            jnp.maximum(compulsory, reread)) + out
-    return Traffic(tiles, waves, l2_bytes, dram_bytes)
+    return Traffic(tiles=tiles, waves=waves, l2_bytes=l2_bytes, dram_bytes=dram_bytes,
+                   out_bytes=out)
 
 
 def overlapped(consumer, producer, buffers):
@@ -300,6 +316,15 @@ def prologues(hw: Hardware, c: dict, tiles_per_sm, occ: Occupancy):
     persistent stream-K kernel (T4) prefetches the next tile during an epilogue: one fill."""
     rounds = jnp.where(c["streamk"] > 0, 1.0, jnp.ceil(tiles_per_sm / occ.ctas))
     return hw.tile_prologue * jnp.where(occ.ctas > 1, 1.0, rounds)
+
+
+def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
+    """(mainloop L2 seconds, mainloop DRAM seconds, serial store seconds) of every candidate:
+    with ``work.serial_store`` the SM90 tiles store their output after the mainloop at the DRAM
+    rate (T5); otherwise, and for the other tiles, the store is mainloop traffic."""
+    store = jnp.where((c["group"] == 4) & work.serial_store, moved.out_bytes, 0.0)
+    return ((moved.l2_bytes - store) / hw.l2_bandwidth,
+            (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
 
 
 def select(total, values: dict) -> dict:
@@ -342,15 +367,15 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     else:
         tile_clocks = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
     sm_time = tiles_per_sm * tile_clocks / hw.clock
-    l2_time = moved.l2_bytes / hw.l2_bandwidth
-    dram_time = moved.dram_bytes / hw.dram_bandwidth
-    total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1)
+    l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
+    total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
              + hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ))
     total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
     scale = tiles_per_sm / hw.clock
     picked = select(total, {
         "seconds": total, "compute": pipes.compute * scale, "cuda_core": pipes.cuda_core * scale,
-        "smem": pipes.smem * scale, "l2": l2_time, "dram": dram_time, "waves": moved.waves,
+        "smem": pipes.smem * scale, "l2": moved.l2_bytes / hw.l2_bandwidth,
+        "dram": moved.dram_bytes / hw.dram_bandwidth, "waves": moved.waves,
         "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "warp_m": c["wm"],
         "warp_n": c["wn"], "split_k": c["split"],
         "registers": occ.registers})
