@@ -30,12 +30,11 @@ to 327ec92 (2025-04-09); the kernel sped up in between (M = 4096, N = 7168, K = 
 
 from __future__ import annotations
 
-import argparse
 import pathlib
 import re
-import subprocess
 
 import yaml
+from snapshot import git, snapshot_args
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 TABLE = "### Normal GEMMs for dense models"
@@ -50,10 +49,6 @@ PROTOCOL = {
     "clocks": "default (not stated)",
 }
 
-
-def _git(gitdir: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True, capture_output=True,
-                          text=True).stdout
 
 
 def rows(markdown: str) -> list[list[float]]:
@@ -77,7 +72,7 @@ def rows(markdown: str) -> list[list[float]]:
 
 
 def transcribe(gitdir: str, commit: str) -> dict:
-    points = rows(_git(gitdir, "show", f"{commit}:README.md"))
+    points = rows(git(gitdir, "show", f"{commit}:README.md"))
     return {"source": f"deepseek-ai/DeepGEMM@{commit}",
             "file": "README.md",
             "citation": "DeepSeek-AI, DeepGEMM README, 'Performance: Normal GEMMs for dense "
@@ -91,16 +86,12 @@ def transcribe(gitdir: str, commit: str) -> dict:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("gitdir")
-    parser.add_argument("--commit", default="HEAD")
-    args = parser.parse_args()
-    commit = _git(args.gitdir, "rev-parse", args.commit).strip()
+    gitdir, commit = snapshot_args(__doc__.splitlines()[0])
     header = (f"# Transcribed by tools/transcribe_deepgemm.py from deepseek-ai/DeepGEMM@{commit}\n"
               "# (README.md, dense FP8 GEMM table; kernel and protocol in the tool's docstring);"
               " do not edit by hand.\n")
     (OUT / "deepgemm_h800.yaml").write_text(
-        header + yaml.safe_dump(transcribe(args.gitdir, commit), sort_keys=False, width=100,
+        header + yaml.safe_dump(transcribe(gitdir, commit), sort_keys=False, width=100,
                                 default_flow_style=None))
 
 
