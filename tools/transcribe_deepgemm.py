@@ -30,13 +30,10 @@ to 327ec92 (2025-04-09); the kernel sped up in between (M = 4096, N = 7168, K = 
 
 from __future__ import annotations
 
-import pathlib
 import re
 
-import yaml
-from snapshot import git, snapshot_args
+from snapshot import git, snapshot_args, write_measured
 
-OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 TABLE = "### Normal GEMMs for dense models"
 PROTOCOL = {
     "timing": "device",
@@ -90,9 +87,7 @@ def main():
     header = (f"# Transcribed by tools/transcribe_deepgemm.py from deepseek-ai/DeepGEMM@{commit}\n"
               "# (README.md, dense FP8 GEMM table; kernel and protocol in the tool's docstring);"
               " do not edit by hand.\n")
-    (OUT / "deepgemm_h800.yaml").write_text(
-        header + yaml.safe_dump(transcribe(gitdir, commit), sort_keys=False, width=100,
-                                default_flow_style=None))
+    write_measured("deepgemm_h800.yaml", header, transcribe(gitdir, commit))
 
 
 if __name__ == "__main__":

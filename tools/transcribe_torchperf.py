@@ -19,12 +19,8 @@ or snapshot; nothing is fetched).
 
 from __future__ import annotations
 
-import pathlib
+from snapshot import git, snapshot_args, write_measured
 
-import yaml
-from snapshot import git, snapshot_args
-
-OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 # database.md device name -> the GPU it is modelled as
 DEVICES = {"NVIDIA A100 SXM4 80GB": "a100", "NVIDIA A800 SXM4 80GB": "a100"}
 FORMATS = ("fp16", "bf16")
@@ -81,9 +77,7 @@ def main():
     header = (f"# Transcribed by tools/transcribe_torchperf.py from "
               f"zzc0721/torch-performance-test-data@{commit}\n"
               "# (database.md, measured with test.py); do not edit by hand.\n")
-    (OUT / "torchperf_sxm.yaml").write_text(
-        header + yaml.safe_dump(transcribe(gitdir, commit), sort_keys=False, width=100,
-                                default_flow_style=None))
+    write_measured("torchperf_sxm.yaml", header, transcribe(gitdir, commit))
 
 
 if __name__ == "__main__":

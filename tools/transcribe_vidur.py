@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import csv
 import io
-import pathlib
 import subprocess
 
-import yaml
-from snapshot import git, snapshot_args
+from snapshot import git, snapshot_args, write_measured
 
 MODELS = ("meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-70b-hf", "meta-llama/Meta-Llama-3-8B",
           "meta-llama/Meta-Llama-3-70B", "codellama/CodeLlama-34b-Instruct-hf",
@@ -32,7 +30,6 @@ OPERATORS = {"input_layernorm": "attention_norm", "attn_pre_proj": "qkv_projecti
              "attn_rope": "rotary_embedding", "attn_post_proj": "output_projection",
              "post_attention_layernorm": "ffn_norm", "mlp_up_proj": "ffn_up",
              "mlp_act": "activation", "mlp_down_proj": "ffn_down", "add": "ffn_residual"}
-OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 PROTOCOL = {
     "timing": "device",
     "method": "median over 20 active steps (after warm-up) of the CUDA kernel time of each "
@@ -103,8 +100,7 @@ def main():
         data = transcribe(gitdir, commit, gpu)
         header = (f"# Transcribed by tools/transcribe_vidur.py from microsoft/vidur@{commit}\n"
                   "# (data/profiling/compute/<gpu>/<model>/mlp.csv); do not edit by hand.\n")
-        (OUT / f"vidur_{gpu}.yaml").write_text(
-            header + yaml.safe_dump(data, sort_keys=False, width=100, default_flow_style=None))
+        write_measured(f"vidur_{gpu}.yaml", header, data)
 
 
 if __name__ == "__main__":

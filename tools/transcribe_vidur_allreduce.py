@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import csv
 import io
-import pathlib
 
-import yaml
-from snapshot import git, snapshot_args
+from snapshot import git, snapshot_args, write_measured
 
 CLUSTERS = {"a100": "a100_dgx", "h100": "h100_dgx"}
 SIZES = tuple(2 ** e for e in range(11, 29, 2))  # 2 KiB ... 128 MiB
-OUT = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 
 
 def main():
@@ -48,8 +45,7 @@ def main():
             "sets": sets}
     header = (f"# Transcribed by tools/transcribe_vidur_allreduce.py from microsoft/vidur@"
               f"{commit}\n# (data/profiling/network/*/all_reduce.csv); do not edit by hand.\n")
-    (OUT / "vidur_allreduce.yaml").write_text(
-        header + yaml.safe_dump(data, sort_keys=False, width=100, default_flow_style=None))
+    write_measured("vidur_allreduce.yaml", header, data)
 
 
 if __name__ == "__main__":
