@@ -38,8 +38,11 @@ def test_model_latency_is_the_hand_sum_of_its_operators():
     qkv = gemm(rows, (4 + 2 * kv) * head_dim, 64)
     attended = tokens - (tokens - 1) / 2
     attention_bytes = (2 * batch * kv * tokens * head_dim + 2 * batch * tokens * 4 * head_dim) * 2
+    # a GEMM-class kernel's DRAM floor: C2's form, 2.0 us + 2.22 us + bytes at 83.14 % of
+    # 2,039 GB/s (the GEMV-class rate)
+    floor = 2.0e-6 + 2.22e-6 + attention_bytes / (0.8314 * 2039e9)
     attention = max(gemm(tokens * 2 * batch * 4, attended, head_dim),
-                    attention_bytes / bw, batch * 4 * tokens * attended * 5 / flops)
+                    floor, batch * 4 * tokens * attended * 5 / flops)
     layer = (2 * norm + qkv + attention + gemm(rows, 64, 64) + gemm(rows, 256, 64)
              + gemm(rows, 64, 128))
     edges = (roofline(2 * rows * 64, 0) + roofline(2 * batch * 64, 8 * batch * 64)
@@ -109,16 +112,37 @@ def test_a_parallel_attention_layer_all_reduces_once():
 
 
 def test_an_fp8_kv_cache_halves_the_decode_attention_traffic():
+    """Decode attention is DRAM-bound: the fixed device time of a kernel and a tile's fill and
+    epilogue (C2 on the H100: 1.5 + 1.71 us) plus K, V and Q, O at the GEMM-class rate (86.2 %
+    of 3.35 TB/s, C2)."""
     llm, work = gpu.LLMS["llama2-7b"], gpu.workload(64, 1, 4096)
     times = {kv: float(gpu.layer_breakdown(gpu.H100, llm, gpu.Deployment(kv_cache=kv), work,
                                            launch=0.0)["attention"]) for kv in ("fp16", "fp8")}
     kv_bytes = 2 * 64 * 32 * 4096 * 128
     qo_bytes = 2 * 64 * 1 * 32 * 128 * 2
     for kv, element in (("fp16", 2), ("fp8", 1)):
-        assert times[kv] == pytest.approx((kv_bytes * element + qo_bytes)
-                                          / gpu.H100.achievable_dram_bandwidth, rel=1e-6)
+        assert times[kv] == pytest.approx(1.5e-6 + 1.71e-6 + (kv_bytes * element + qo_bytes)
+                                          / (0.862 * 3.35e12), rel=1e-6)
     with pytest.raises(ValueError, match="kv_cache 'int4' unknown"):
         gpu.Deployment(kv_cache="int4")
+
+
+def test_unfused_decode_attention_gemms_stream_at_the_gemm_class_rate():
+    """Eager decode attention (torch.bmm) of 8 sequences x 24 heads of 128 against 3072 cached
+    tokens, hand-worked: Q K^T reads Q (192 x 128), K (192 x 3072 x 128) and writes the scores
+    (192 x 3072), P V reads the scores and V and writes O; each is DRAM-bound at C2's form for
+    GEMV-class cuBLAS kernels on the A100: 2.0 us + 2.22 us + bytes / (83.14 % of 2,039 GB/s),
+    not the streaming rate of an element-wise kernel, and not free of a kernel's fixed time."""
+    llm = gpu.LLMShape("gpt3-slice", hidden=3072, ffn=12288, heads=24, kv_heads=24, layers=1,
+                       vocab=100, gated=False, rotary=False)
+    work = gpu.workload(8, 1, 3072)
+    seconds = gpu.layer_breakdown(A100, llm, gpu.Deployment(fusion=False, attention="unfused"),
+                                  work, launch=0.0)
+    instances = 8 * 24
+    qk_bytes = instances * (128 + 3072 * 128 + 3072) * 2
+    hand = 2.0e-6 + 2.22e-6 + qk_bytes / (0.8314 * 2039e9)
+    assert float(seconds["attention_qk"]) == pytest.approx(hand, rel=1e-6)
+    assert float(seconds["attention_pv"]) == pytest.approx(hand, rel=1e-6)  # same bytes
 
 
 def test_scalar_row_kernels_wait_for_a_round_trip_per_iteration():
