@@ -8,7 +8,8 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   traffic as a GEMM-class kernel moves it (``gemm_class_floor``: C2's form for cuBLAS's
   DRAM-bound GEMMs, fixed time + a tile's fill and epilogue + bytes at the GEMM-class rate);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
-  throughput) plus the fixed device time of a kernel; scalar row kernels
+  throughput) plus the fixed device time of a kernel, the DRAM bytes without the reads the L2
+  serves (``Operator.fresh_bytes`` when they fit in the L2); scalar row kernels
   (``Deployment.row_kernels``) take at least their rounds of rows (one row per SM at a time)
   times the dependent DRAM round trips of a row (``dram_latency`` of the spec);
 - all-reduces (tensor parallelism): a ring all-reduce moves 2 (p - 1) / p of the bytes over
@@ -130,9 +131,10 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
     """{name: device seconds} of ``ops`` on ``mach``: the projections in one tile-model
     evaluation of the deployment's kernel, attention and LM head in one FP16 evaluation
     (``count`` instances stacked along M: one kernel's waves and tile efficiency), each bounded
-    below by its own DRAM traffic (attention: ``gemm_class_floor``); memory operators as a roofline plus a kernel's fixed device
-    time per launch; all-reduces over NVLink. ``launch`` is accepted for backward
-    compatibility and unused (the host is priced by ``host_seconds``)."""
+    below by its own DRAM traffic (attention: ``gemm_class_floor``); memory operators as a
+    roofline plus a kernel's fixed device time per launch; all-reduces over NVLink.
+    ``launch`` is accepted for backward compatibility and unused (the host is priced by
+    ``host_seconds``)."""
     del launch
     shape = jnp.broadcast_shapes(*(jnp.shape(x) for op in ops for x in op.sizes))
     tp = mach.tensor_parallel
@@ -145,7 +147,8 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
             seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes)
         else:
             rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
-            seconds[op.name] = (jnp.maximum(jnp.maximum(op.dram_bytes / mach.dram_bandwidth,
+            dram = op.dram_bytes - jnp.where(op.fresh_bytes <= mach.fp16.l2, op.fresh_bytes, 0.0)
+            seconds[op.name] = (jnp.maximum(jnp.maximum(dram / mach.dram_bandwidth,
                                                         op.cuda_flops / mach.cuda_core_flops),
                                             rows)
                                 + op.launches * mach.kernel_latency * (op.kind == "memory"))
