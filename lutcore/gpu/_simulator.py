@@ -2,11 +2,14 @@
 graph of ``lutcore.gpu._operators`` on a GPU.
 
 - projection GEMMs and the FP16 GEMMs (attention, LM head): the tile model
-  (``_tiles.tile_model``) of the deployment's kernel / of the FP16 cuBLAS-like kernel, each
-  bounded below by its own DRAM traffic, with the fixed device time of a kernel
-  (``kernel_latency``);
+  (``_tiles.tile_model``) of the deployment's kernel / of the FP16 cuBLAS-like kernel, with
+  the fixed device time of a kernel (``kernel_latency``); the attention GEMMs, whose instances
+  the tile model sees stacked along M (one shared K or V), are bounded below by their own DRAM
+  traffic as a GEMM-class kernel moves it (``gemm_class_floor``: C2's form for cuBLAS's
+  DRAM-bound GEMMs, fixed time + a tile's fill and epilogue + bytes at the GEMM-class rate);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
-  throughput) plus the fixed device time of a kernel; scalar row kernels
+  throughput) plus the fixed device time of a kernel, the DRAM bytes without the reads the L2
+  serves (``Operator.fresh_bytes`` when they fit in the L2); scalar row kernels
   (``Deployment.row_kernels``) take at least their rounds of rows (one row per SM at a time)
   times the dependent DRAM round trips of a row (``dram_latency`` of the spec);
 - all-reduces (tensor parallelism): a ring all-reduce moves 2 (p - 1) / p of the bytes over
@@ -111,6 +114,15 @@ def all_reduce_seconds(gpu, gpus, nbytes):
                            gpu.allreduce_latency)
 
 
+def gemm_class_floor(hw, dram_bytes):
+    """Seconds a GEMM-class kernel (cuBLAS batched GEMM, FlashAttention) takes at least to move
+    ``dram_bytes``: the form C2 calibrates on cuBLAS's DRAM-bound M = 1 GEMMs, the fixed device
+    time of a kernel plus a tile's fill and epilogue plus the bytes at the GEMM-class DRAM rate
+    (``hw``: a tile-model ``Hardware``; ``kernel_latency``, ``tile_prologue``,
+    ``dram_bandwidth`` = ``GPUSpec.gemm_dram_bandwidth``)."""
+    return hw.kernel_latency + hw.tile_prologue + dram_bytes / hw.dram_bandwidth
+
+
 def _stacked(values, shape):
     return jnp.stack([jnp.broadcast_to(jnp.asarray(v, float), shape) for v in values])
 
@@ -119,9 +131,10 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
     """{name: device seconds} of ``ops`` on ``mach``: the projections in one tile-model
     evaluation of the deployment's kernel, attention and LM head in one FP16 evaluation
     (``count`` instances stacked along M: one kernel's waves and tile efficiency), each bounded
-    below by its own DRAM traffic; memory operators as a roofline plus a kernel's fixed device
-    time per launch; all-reduces over NVLink. ``launch`` is accepted for backward
-    compatibility and unused (the host is priced by ``host_seconds``)."""
+    below by its own DRAM traffic (attention: ``gemm_class_floor``); memory operators as a
+    roofline plus a kernel's fixed device time per launch; all-reduces over NVLink.
+    ``launch`` is accepted for backward compatibility and unused (the host is priced by
+    ``host_seconds``)."""
     del launch
     shape = jnp.broadcast_shapes(*(jnp.shape(x) for op in ops for x in op.sizes))
     tp = mach.tensor_parallel
@@ -130,9 +143,12 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
         if op.kind == "collective":  # op.launches: 0 on one GPU
             seconds[op.name] = op.launches * ring_all_reduce(
                 op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency)
+        elif op.kind == "attention":  # the floor of a GEMM-class kernel (module doc)
+            seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes)
         else:
             rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
-            seconds[op.name] = (jnp.maximum(jnp.maximum(op.dram_bytes / mach.dram_bandwidth,
+            dram = op.dram_bytes - jnp.where(op.fresh_bytes <= mach.fp16.l2, op.fresh_bytes, 0.0)
+            seconds[op.name] = (jnp.maximum(jnp.maximum(dram / mach.dram_bandwidth,
                                                         op.cuda_flops / mach.cuda_core_flops),
                                             rows)
                                 + op.launches * mach.kernel_latency * (op.kind == "memory"))
