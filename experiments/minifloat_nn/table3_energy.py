@@ -72,13 +72,16 @@ def _parse(run: str) -> tuple[str, int, int, int]:
 
 
 def _check_run(key: str, run: str) -> None:
-    """A run the cycle model accepts and whose operands fit the scratchpad."""
+    """A run the cycle model accepts and whose operands fit the scratchpad (checked without
+    simulating it: the config is checked before any job starts)."""
+    kernel, m, n, k = _parse(run)
     try:
-        profile = snitch.kernel_profile(*_parse(run))
+        snitch.check_gemm(kernel, m, n, k)
     except ValueError as error:
         raise ConfigError(f"{key}: {run!r}: {error}") from None
-    if not profile.fits:
-        raise ConfigError(f"{key}: {run!r} needs {profile.footprint_bytes} bytes, more than the "
+    footprint = snitch.footprint_bytes(kernel, m, n, k)
+    if footprint > snitch.SNITCH_CLUSTER.tcdm_bytes:
+        raise ConfigError(f"{key}: {run!r} needs {footprint} bytes, more than the "
                           f"{snitch.SNITCH_CLUSTER.tcdm_bytes}-byte scratchpad")
 
 
