@@ -28,7 +28,7 @@ localrules: all, summary
 rule all:
     input:
         expand("results/data/{id}.nc", id=SELECTED),
-        expand("results/figures/{id}.pdf", id=SELECTED),
+        expand("results/figures/{id}.{format}", id=SELECTED, format=FIGURE_FORMATS),
         "results/claims.json",
         "results/REPORT.md",
 

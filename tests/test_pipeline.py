@@ -12,7 +12,10 @@ from experiments import VERDICTS, get, registry
 
 from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_CONFIG, snakemake
 
-OUTPUTS = ("data/{}.nc", "figures/{}.png", "figures/{}.pdf", "tables/{}.md", "claims/{}.json")
+CONFIG = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())
+# The files of one experiment in the quick preset (its figure_formats: no PDF)
+OUTPUTS = ("data/{}.nc", *(f"figures/{{}}.{f}" for f in CONFIG["figure_formats"]["quick"]),
+           "tables/{}.md", "claims/{}.json")
 CLAIM_KEYS = {"experiment", "claim", "paper", "ours", "holds", "tolerance", "deviation",
               "verdict", "reason"}
 
@@ -27,9 +30,8 @@ def digests(results):
 def sample_jobs():
     """Job name -> the sample experiments it runs: the quick preset's batches with two or more
     of them (``batch-<name>``), every other one a job of its own (its id)."""
-    config = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())
     jobs, batched = {}, set()
-    for name, ids in config["schedule"]["quick"].get("batches", {}).items():
+    for name, ids in CONFIG["schedule"]["quick"].get("batches", {}).items():
         members = [i for i in ids if i in PIPELINE_SAMPLE]
         if len(members) > 1:
             jobs[f"batch-{name}"] = members
@@ -38,8 +40,7 @@ def sample_jobs():
 
 
 def test_presets_cover_every_registered_experiment():
-    presets = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())["presets"]
-    for name, preset in presets.items():
+    for name, preset in CONFIG["presets"].items():
         assert set(preset) == set(registry()), name
 
 

@@ -18,5 +18,6 @@ for batch, members in BATCHES.items():
             f"results/benchmarks/batch-{batch}.tsv"
         params:
             config={i: PARAMS[i] for i in members},
+            formats=FIGURE_FORMATS,
         script:
             "../scripts/run_experiment.py"

@@ -46,6 +46,7 @@ PRESET = config["preset"]
 PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
 SELECTED = config.get("experiments", list(PARAMS))
 SCHEDULE = config.get("schedule", {}).get(PRESET, {})  # start_first and batches of the preset
+FIGURE_FORMATS = config["figure_formats"][PRESET]  # png, and pdf where the preset has it
 START_FIRST = SCHEDULE.get("start_first", [])
 
 for key, ids in [("experiments", config.get("experiments", [])),
@@ -190,14 +191,16 @@ PAPER_CATEGORIES = {"lut_tensor_core": "LUT Tensor Core (ISCA'25)",
 
 
 def experiment_outputs(paper, experiment_id="{id}"):
-    """The files one experiment writes (data first), under its paper's category; the paper
-    rules name them by the wildcard, the batch rules by the id."""
+    """The files one experiment writes (data first; the PDF where the preset's figure_formats
+    has it), under its paper's category; the paper rules name them by the wildcard, the batch
+    rules by the id."""
     category = PAPER_CATEGORIES[paper]
+    pdf = {"pdf": f"results/figures/{experiment_id}.pdf"} if "pdf" in FIGURE_FORMATS else {}
     return dict(
         data=f"results/data/{experiment_id}.nc",
         figure=report(f"results/figures/{experiment_id}.png", caption="../report/figure.rst",
                       category=category, subcategory=experiment_id),
-        pdf=f"results/figures/{experiment_id}.pdf",
+        **pdf,
         table=report(f"results/tables/{experiment_id}.md", caption="../report/table.rst",
                      category=category, subcategory=experiment_id),
         claims=f"results/claims/{experiment_id}.json",

@@ -37,13 +37,15 @@ xr.set_options(use_bottleneck=False, use_numbagg=False, use_flox=False, use_opt_
 CONFIG_FILE = pathlib.Path(__file__).resolve().parents[1] / "config.yaml"
 
 
-def output_paths(results: pathlib.Path, experiment_id: str) -> dict[str, pathlib.Path]:
-    """The files of one experiment under ``results``, as the workflow rules name them."""
-    return {"data": results / "data" / f"{experiment_id}.nc",
-            "figure": results / "figures" / f"{experiment_id}.png",
-            "pdf": results / "figures" / f"{experiment_id}.pdf",
-            "table": results / "tables" / f"{experiment_id}.md",
-            "claims": results / "claims" / f"{experiment_id}.json"}
+def output_paths(results: pathlib.Path, experiment_id: str, formats) -> dict[str, pathlib.Path]:
+    """The files of one experiment under ``results``, as the workflow rules name them; the PDF
+    only where ``formats`` (the preset's figure_formats) has it."""
+    paths = {"data": results / "data" / f"{experiment_id}.nc",
+             "figure": results / "figures" / f"{experiment_id}.png",
+             "pdf": results / "figures" / f"{experiment_id}.pdf",
+             "table": results / "tables" / f"{experiment_id}.md",
+             "claims": results / "claims" / f"{experiment_id}.json"}
+    return {kind: path for kind, path in paths.items() if kind != "pdf" or "pdf" in formats}
 
 
 def git_commit() -> str:
@@ -98,9 +100,10 @@ def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
     # No date or software version in the metadata: figures must be reproducible byte for byte.
     with atomic(paths["figure"]) as tmp:
         figure.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
-    with atomic(paths["pdf"]) as tmp:
-        figure.savefig(tmp, format="pdf",
-                       metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    if "pdf" in paths:
+        with atomic(paths["pdf"]) as tmp:
+            figure.savefig(tmp, format="pdf",
+                           metadata={"Creator": None, "Producer": None, "CreationDate": None})
     plt.close(figure)
     with atomic(paths["table"]) as tmp:
         tmp.write_text(table, encoding="utf-8")
@@ -122,7 +125,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", type=pathlib.Path, default=pathlib.Path("results"),
                         help="results folder (default: results)")
     args = parser.parse_args(argv)
-    preset = yaml.safe_load(CONFIG_FILE.read_text())["presets"][args.preset]
+    config_file = yaml.safe_load(CONFIG_FILE.read_text())
+    preset = config_file["presets"][args.preset]
+    formats = config_file["figure_formats"][args.preset]
     try:
         module = get(args.experiment)
         if args.experiment not in preset:
@@ -131,14 +136,15 @@ def main(argv: list[str] | None = None) -> None:
         config = make_config(module, preset[args.experiment])
     except ConfigError as err:
         parser.exit(2, f"lutcore config error: {err}\n")
-    produce(module, config, output_paths(args.results, module.ID))
+    produce(module, config, output_paths(args.results, module.ID, formats))
 
 
-def run_job(params: dict[str, dict], outputs: list[str]) -> None:
+def run_job(params: dict[str, dict], outputs: list[str], formats) -> None:
     """A Snakemake job: ``params`` maps each experiment id of the job (one, or a batch's) to its
-    parameters; the rule's ``outputs`` must be exactly their files, under one results folder."""
+    parameters; the rule's ``outputs`` must be exactly their files (with the preset's figure
+    ``formats``), under one results folder."""
     results = pathlib.Path(outputs[0]).parents[1]
-    paths = {i: output_paths(results, i) for i in params}
+    paths = {i: output_paths(results, i, formats) for i in params}
     expected = sorted(str(p) for files in paths.values() for p in files.values())
     if expected != sorted(outputs):
         raise RuntimeError(f"the rule's outputs {sorted(outputs)} are not those of {list(params)}")
@@ -148,6 +154,6 @@ def run_job(params: dict[str, dict], outputs: list[str]) -> None:
 
 
 if "snakemake" in globals():  # run as a Snakemake script: the rule names files and parameters
-    run_job(snakemake.params.config, list(snakemake.output))  # noqa: F821
+    run_job(snakemake.params.config, list(snakemake.output), snakemake.params.formats)  # noqa: F821
 elif __name__ == "__main__":
     main()
