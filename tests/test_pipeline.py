@@ -139,6 +139,23 @@ def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
 
 
 @pytest.mark.slow
+def test_an_experiment_alone_runs_as_an_ordinary_job_with_the_full_presets_figures(tmp_path):
+    # lut-memory is in a batch of the full preset; selected alone, its batch of one is a job of
+    # the paper's rule, and the full preset's figure_formats add the PDF.
+    done = snakemake(tmp_path, "--config", "preset=full", "experiments=[lut-memory]")
+    assert done.returncode == 0, done.stderr[-5000:]
+    log = done.stdout + done.stderr
+    assert "rule lut_tensor_core:" in log and "rule batch_" not in log
+    results = tmp_path / "results"
+    formats = CONFIG["figure_formats"]["full"]
+    assert "pdf" in formats
+    for path in ("data/lut-memory.nc", *(f"figures/lut-memory.{f}" for f in formats),
+                 "tables/lut-memory.md", "claims/lut-memory.json", "benchmarks/lut-memory.tsv",
+                 "REPORT.md"):
+        assert (results / path).stat().st_size > 0, path
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("configfile, config, expected", [
     ("presets: {quick: {mfnn-fig9: {trails: 3}}}", "preset=quick",
      "lutcore config error: presets.quick: mfnn-fig9: unknown key(s) trails; allowed keys: "),
