@@ -284,8 +284,8 @@ def _index() -> dict[str, Description]:
             if literals["ID"] in found:
                 raise RuntimeError(f"duplicate experiment id {literals['ID']}")
             found[literals["ID"]] = Description(
-                literals["ID"], literals.get("PAPER", ""), literals.get("TITLE", ""),
-                f"experiments.{package.name}.{path.stem}")
+                id=literals["ID"], paper=literals.get("PAPER", ""),
+                title=literals.get("TITLE", ""), module=f"experiments.{package.name}.{path.stem}")
     return found
 
 

@@ -1,7 +1,7 @@
 # Batches (config `schedule.<preset>.batches`): experiments that run one after another in one
 # job, so they pay Python's imports (JAX, xarray, matplotlib: about 3 s a process) and the
-# compilation of the models they share once. Each still writes its own five files; its log lines name it. A batch
-# reruns whole when any member's code or parameters change.
+# compilation of the models they share once. Each still writes its own files; its log lines
+# name it. A batch reruns whole when any member's code or parameters change.
 
 
 for batch, members in BATCHES.items():
