@@ -217,6 +217,28 @@ def shapes(llms) -> Shapes:
                      for f in Shapes._fields})
 
 
+def _rotary(llm, rows, heads, kv_heads, head_dim) -> Operator:
+    """RoPE on Q and K as a row kernel (models without it: zero work, no launch)."""
+    q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
+    pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
+    threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
+    trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)
+    return _memory("rotary_embedding", q_and_k, q_and_k, ROPE_FLOPS, launches=llm.rotary * 1.0,
+                   rows=rows * llm.rotary, row_trips=trips, fresh_elements=q_and_k)
+
+
+def _activation(llm, deployment: Deployment, rows, ffn) -> Operator:
+    """The activation kernel: every one unfused; a fused deployment keeps only SiLU x gate
+    when the gate is its own GEMM (no epilogue sees both operands)."""
+    ffn_width = ffn * (1.0 + llm.gated)
+    separate = 1.0 if not deployment.fusion else (not deployment.gate_fusion) * llm.gated
+    read = ffn_width if deployment.gate_fusion else ffn  # of its reads, the GEMM just wrote
+    return _memory("activation", rows * ffn_width * separate, rows * ffn * separate,
+                   GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
+                   launches=separate * 1.0, rows=rows * separate, row_trips=row_trips(ffn),
+                   fresh_elements=rows * read * separate)
+
+
 def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool,
                     split=None, kv_bytes=None) -> list[Operator]:
     """The operators of one decoder layer on one GPU, in execution order.
@@ -270,14 +292,8 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
         ops += [Operator("q_projection", "gemm", rows, heads * head_dim, hidden),
                 Operator("kv_projection", "gemm", rows, kv_heads * head_dim, hidden,
                          count=2.0, launches=2.0)]
-    if not fused:  # RoPE on Q and K (models without it: zero work, no launch)
-        q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
-        pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
-        threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
-        trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)
-        ops.append(_memory("rotary_embedding", q_and_k, q_and_k, ROPE_FLOPS,
-                           launches=llm.rotary * 1.0, rows=rows * llm.rotary,
-                           row_trips=trips, fresh_elements=q_and_k))
+    if not fused:
+        ops.append(_rotary(llm, rows, heads, kv_heads, head_dim))
     ops += attention_operators(llm, deployment, work, split=tp, kv_bytes=kv_bytes)
     precompute("output_projection", heads * head_dim)
     ops.append(Operator("output_projection", "gemm", rows, hidden, heads * head_dim))
@@ -295,16 +311,8 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
     else:  # a gated FFN's gate and up projections as two GEMMs
         ops.append(Operator("ffn_up", "gemm", rows, ffn, hidden, count=1.0 + llm.gated,
                             launches=1.0 + llm.gated))
-    # the activation kernel: every one unfused; a fused deployment splits only SiLU x gate
-    # when the gate is its own GEMM (no epilogue sees both operands)
-    split = 1.0 if not fused else (not deployment.gate_fusion) * llm.gated
     if not fused or not deployment.gate_fusion:
-        ops.append(_memory("activation", rows * ffn_width * split, rows * ffn * split,
-                           GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
-                           launches=split * 1.0, rows=rows * split,
-                           row_trips=row_trips(ffn),
-                           fresh_elements=rows * (ffn_width if deployment.gate_fusion else ffn)
-                           * split))
+        ops.append(_activation(llm, deployment, rows, ffn))
     precompute("ffn_down", ffn)
     ops.append(Operator("ffn_down", "gemm", rows, hidden, ffn))
     all_reduce("ffn_all_reduce")
