@@ -104,7 +104,7 @@ def run(config: Config) -> xr.Dataset:
         for j, size in enumerate(sizes):
             m, n, k = parse_size(size)
             footprint[i, j] = snitch.footprint_bytes(kernel, m, n, k)
-            fits[i, j] = footprint[i, j] <= snitch.SNITCH_CLUSTER.tcdm_bytes
+            fits[i, j] = snitch.fits_scratchpad(kernel, m, n, k)
             if not fits[i, j]:
                 issued[i, j] = np.nan
                 continue

@@ -79,10 +79,10 @@ def _check_run(key: str, run: str) -> None:
         snitch.check_gemm(kernel, m, n, k)
     except ValueError as error:
         raise ConfigError(f"{key}: {run!r}: {error}") from None
-    footprint = snitch.footprint_bytes(kernel, m, n, k)
-    if footprint > snitch.SNITCH_CLUSTER.tcdm_bytes:
-        raise ConfigError(f"{key}: {run!r} needs {footprint} bytes, more than the "
-                          f"{snitch.SNITCH_CLUSTER.tcdm_bytes}-byte scratchpad")
+    if not snitch.fits_scratchpad(kernel, m, n, k):
+        raise ConfigError(f"{key}: {run!r} needs {snitch.footprint_bytes(kernel, m, n, k)} "
+                          f"bytes, more than the {snitch.SNITCH_CLUSTER.tcdm_bytes}-byte "
+                          "scratchpad")
 
 
 @dataclasses.dataclass(frozen=True)

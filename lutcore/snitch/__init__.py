@@ -15,6 +15,7 @@ from ._kernels import (
                        KernelSpec,
                        block_program,
                        check_gemm,
+                       fits_scratchpad,
                        footprint_bytes,
                        kernel_spec,
 )
@@ -23,7 +24,7 @@ from ._timing import Profile, kernel_profile
 __all__ = [
     "CLASSES", "FPU_CLASSES", "SNITCH_CLUSTER", "Cluster",
     "KERNEL_SPECS", "KERNELS", "Frep", "Instr", "KernelSpec", "block_program", "check_gemm",
-    "footprint_bytes", "kernel_spec",
+    "fits_scratchpad", "footprint_bytes", "kernel_spec",
     "GemmResult", "run_gemm",
     "Profile", "kernel_profile",
 ]

@@ -143,6 +143,12 @@ def footprint_bytes(kernel: str, m: int, n: int, k: int) -> int:
     return (m * k + k * n + m * n) * spec.bytes
 
 
+def fits_scratchpad(kernel: str, m: int, n: int, k: int,
+                    cluster: Cluster = SNITCH_CLUSTER) -> bool:
+    """Whether A, B and C (``footprint_bytes``) fit the cluster's scratchpad (TCDM)."""
+    return footprint_bytes(kernel, m, n, k) <= cluster.tcdm_bytes
+
+
 # --------------------------------------------------------------------------------------------
 # The per-core program. Integer-core instruction counts are read off the C sources above and
 # the SSR runtime (snitch sw/snRuntime/src/ssr.h: one ``scfgwi`` per bound/stride/repeat/pointer

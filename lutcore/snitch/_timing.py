@@ -31,6 +31,7 @@ from ._kernels import (
     Instr,
     block_program,
     check_shape,
+    fits_scratchpad,
     footprint_bytes,
     kernel_spec,
     row_program,
@@ -172,7 +173,7 @@ def _profile(kernel: str, m: int, n: int, k: int, cluster: Cluster) -> Profile:
         issued={c: cores * v for c, v in core.issued.items()},
         ssr_words=cores * (core.stream_reads["ft1"] + core.stream_reads["ft0"] // cluster.unroll),
         compute_cycles=body_per_core, overhead_cycles=cycles - body_per_core,
-        fits=footprint <= cluster.tcdm_bytes, footprint_bytes=footprint)
+        fits=fits_scratchpad(kernel, m, n, k, cluster), footprint_bytes=footprint)
 
 
 def kernel_profile(kernel: str, m: int, n: int, k: int, *,
