@@ -67,6 +67,18 @@ def test_dense_paths_accumulate_in_float32_lut_paths_in_float64(tiny, tokens, de
         llm.prepare(tiny, "lut-int8", dtype=np.float32)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_matrices_are_the_dequantized_weights(tiny, dtype):
+    """Each fused dense matrix is AffineWeights.dequantize of its layers (numpy), transposed to
+    [L, K, N] and then cast: bit for bit."""
+    params = llm.prepare(tiny, "dense-fp16", dtype=dtype).params
+    for fused, names in (("qkv", ("attn_q", "attn_k", "attn_v")), ("ffn_down", ("ffn_down",))):
+        want = np.concatenate([tiny.linears[n].dequantize() for n in names], axis=-2)
+        np.testing.assert_array_equal(np.asarray(params[fused]),
+                                      want.swapaxes(-1, -2).astype(dtype))
+        assert params[fused].dtype == dtype
+
+
 def test_lut_exact_tables_equal_the_dequantized_gemm(tiny, tokens, dense_logits):
     lut_logits = np.asarray(llm.logits(llm.prepare(tiny, "lut-exact"), tokens))
     np.testing.assert_allclose(lut_logits, dense_logits, rtol=0, atol=1e-12)

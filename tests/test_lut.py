@@ -269,3 +269,28 @@ def test_prepared_weights_serve_many_inputs():
                                       integer_reference(a, w, 1.5))
     with pytest.raises(ValueError, match=r"a must be \[M, 40\]"):
         lut.apply_weights(np.ones((2, 41)), prepared)
+
+
+@pytest.mark.parametrize("w_bits", [1, 4])
+def test_prepared_layers_are_each_layers_prepared_weights(w_bits):
+    """A stack of layers with group-wise scales and zero points (and with scalars) gives, layer
+    by layer, exactly prepare_weights's selection tensor; and still the integer product."""
+    rng = np.random.default_rng(w_bits)
+    w = rng.integers(0, 1 << w_bits, (3, 6, 64), dtype=np.uint8)
+    scale = rng.choice([0.5, 0.75, 3.0], (3, 6, 2))
+    zero = rng.choice([0.0, 1.5, -2.25], (3, 6, 2))
+    scheme = lut.make_scheme("symmetric", 4, w_bits)
+    stacked = lut.prepare_layers(w, scheme, scale=scale, zero=zero)
+    assert stacked.select.shape == (3, 16 * 8, 6) and stacked.ktot == 64
+    for i in range(3):
+        one = lut.prepare_weights(w[i], scheme, scale=scale[i], zero=zero[i])
+        np.testing.assert_array_equal(np.asarray(stacked.select[i]), np.asarray(one.select))
+    plain = lut.prepare_layers(w, scheme, zero=0.5)
+    a = rng.integers(-9, 9, (2, 64))
+    np.testing.assert_array_equal(
+        np.asarray(lut.apply_weights(a, plain._replace(select=plain.select[1]))),
+        integer_reference(a, w[1], 0.5))
+    with pytest.raises(ValueError, match=r"w must be \[L, N, Ktot\]"):
+        lut.prepare_layers(w[0], scheme)
+    with pytest.raises(ValueError, match=r"w codes must lie in \[0, "):
+        lut.prepare_layers(w + (1 << w_bits), scheme)

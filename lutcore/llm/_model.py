@@ -73,13 +73,23 @@ FUSED = {"qkv": ("attn_q", "attn_k", "attn_v"), "attn_output": ("attn_output",),
          "gate_up": ("ffn_gate", "ffn_up"), "ffn_down": ("ffn_down",)}
 
 
-def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme) -> jax.Array:
+@functools.partial(jax.jit, static_argnames=("dtype",))
+def _dequantized_columns(codes, scale, zero, dtype):
+    # AffineWeights.dequantize's float64 arithmetic, transposed and cast in the same pass: one
+    # [L, K, N] array written, not three (the page faults of fresh memory cost more than the
+    # arithmetic)
+    groups = codes.reshape(*scale.shape, -1).astype(jnp.float64)
+    weights = ((groups - zero[..., None]) * scale[..., None]).reshape(codes.shape)
+    return weights.swapaxes(-1, -2).astype(dtype)
+
+
+def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme, dtype) -> jax.Array:
     """Stacked [L, N, K] weights as [L, K, N] dequantized weights (dense paths) or [L, G*E, N]
-    lookup selection tensors (LUT paths, prepared layer by layer)."""
+    lookup selection tensors (LUT paths), of ``dtype``."""
     if not path.lut:
-        return jnp.asarray(weights.dequantize().swapaxes(-1, -2))
-    return jnp.stack([lut.prepare_weights(w.codes, scheme, scale=w.scale, zero=w.zero).select
-                      for w in map(weights.layer, range(weights.codes.shape[0]))])
+        return _dequantized_columns(weights.codes, weights.scale, weights.zero, dtype)
+    return lut.prepare_layers(weights.codes, scheme, scale=weights.scale,
+                              zero=weights.zero).select.astype(dtype)
 
 
 def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None) -> Model:
@@ -99,7 +109,7 @@ def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None) -> Mode
               "ffn_norm": jnp.asarray(checkpoint.ffn_norm, dtype)}
     for fused, names in FUSED.items():
         weights = concat_columns([checkpoint.linears[n] for n in names])
-        params[fused] = _layer_matrices(weights, path, scheme).astype(dtype)
+        params[fused] = _layer_matrices(weights, path, scheme, dtype)
     return Model(params, checkpoint.config, path, scheme)
 
 

@@ -84,9 +84,10 @@ def _check_operands(a, w, scheme: TableScheme):
     return a, w
 
 
-def _check_codes(w, scheme: TableScheme):
-    if w.ndim != 2:
-        raise ValueError(f"w must be [N, Ktot], got shape {w.shape}")
+def _check_codes(w, scheme: TableScheme, *, layers: bool = False):
+    if w.ndim != 2 + layers:
+        raise ValueError(f"w must be {'[L, N, Ktot]' if layers else '[N, Ktot]'}, got shape "
+                         f"{w.shape}")
     if not jnp.issubdtype(w.dtype, jnp.integer):
         raise ValueError(f"w must hold unsigned integer codes, got dtype {w.dtype}")
     levels = 3 if scheme.name == "ternary" else 1 << scheme.w_bits
@@ -127,7 +128,7 @@ def lookup_plan(w, scheme: TableScheme, scale, zero):
 class PreparedWeights(NamedTuple):
     """Static weights turned, once, into the one-hot selection tensor of the lookups.
 
-    select: [G*E, N] float64 — for each column the signed, shifted, scaled weight of every table
+    select: [G*E, N] float64 ([L, G*E, N] for a stack of layers) — for each column the signed, shifted, scaled weight of every table
     entry it looks up (zero elsewhere). Weights of a model never change, so layers keep this and
     only the activation tables are recomputed per input.
     """
@@ -156,6 +157,27 @@ def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedW
     w = w if isinstance(w, jax.Array) else np.asarray(w)
     _check_codes(w, scheme)  # on the host for host codes: no device round trip
     return PreparedWeights(_prepare(w, scale, zero, scheme), scheme, int(w.shape[1]))
+
+
+@functools.partial(jax.jit, static_argnames=("scheme",))
+def _prepare_layers(w, scale, zero, scheme):
+    # One layer at a time into the stacked result: each layer's scatter indices and selection
+    # tensor are reused buffers, and no per-layer arrays are stacked afterwards (half the
+    # memory written, which the kernel's page faults make the larger cost).
+    return lax.map(lambda layer: _prepare(*layer, scheme), (w, scale, zero))
+
+
+def prepare_layers(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
+    """``prepare_weights`` of a stack of layers: w [L, N, Ktot] codes; scale, zero: scalars or
+    arrays with a leading layer axis, [L] or [L, N] or [L, N, S] (each layer's as
+    ``prepare_weights`` takes it). The selection tensor is [L, G*E, N], equal layer by layer to
+    ``prepare_weights``'s."""
+    w = w if isinstance(w, jax.Array) else np.asarray(w)
+    _check_codes(w, scheme, layers=True)
+    layers = w.shape[0]
+    scale, zero = (jnp.broadcast_to(jnp.asarray(v, jnp.float64),
+                                    (layers,) + jnp.shape(v)[1:]) for v in (scale, zero))
+    return PreparedWeights(_prepare_layers(w, scale, zero, scheme), scheme, int(w.shape[-1]))
 
 
 @functools.partial(jax.jit, static_argnames=("scheme", "table_bits"))
