@@ -128,9 +128,9 @@ def lookup_plan(w, scheme: TableScheme, scale, zero):
 class PreparedWeights(NamedTuple):
     """Static weights turned, once, into the one-hot selection tensor of the lookups.
 
-    select: [G*E, N] float64 ([L, G*E, N] for a stack of layers) — for each column the signed, shifted, scaled weight of every table
-    entry it looks up (zero elsewhere). Weights of a model never change, so layers keep this and
-    only the activation tables are recomputed per input.
+    select: [G*E, N] float64 ([L, G*E, N] for a stack of layers) — for each column the signed,
+    shifted, scaled weight of every table entry it looks up (zero elsewhere). Weights of a model
+    never change, so layers keep this and only the activation tables are recomputed per input.
     """
 
     select: jax.Array
