@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+
+import jax
 import jax.numpy as jnp
 
 from ._schemes import TableScheme
@@ -21,7 +24,14 @@ def precompute_tables(a, scheme: TableScheme):
     a: [M, Ktot] activations (any real dtype; computed in float64, exact for FP16/BF16/FP8 and
     INT8/INT16 inputs at k <= 8). Returns [M, G, E] float64 tables.
     """
-    groups = group_activations(jnp.asarray(a, jnp.float64), scheme.k)
+    return _precompute_tables(jnp.asarray(a, jnp.float64), scheme)
+
+
+# one compiled program per shape and scheme (eagerly, the padding, reshape and product each
+# compiled alone)
+@functools.partial(jax.jit, static_argnames=("scheme",))
+def _precompute_tables(a, scheme: TableScheme):
+    groups = group_activations(a, scheme.k)
     return groups @ jnp.asarray(scheme.coefficients).T
 
 
@@ -32,9 +42,19 @@ def symmetric_quantize(x, bits: int):
     scale = max|x| / (2^(b-1)-1) (1 where x is all zero), codes = round-half-even(x / scale).
     Each value is then off by at most scale/2: the bound ``table_quantization_bound`` uses.
     """
+    _check_bits(bits)
+    return _symmetric_quantize(jnp.asarray(x), bits)
+
+
+def _check_bits(bits):
     if isinstance(bits, bool) or not isinstance(bits, int) or not 2 <= bits <= 16:
         raise ValueError(f"quantization bits must be an integer in 2..16, got {bits!r}")
-    x = jnp.asarray(x, jnp.float64)
+
+
+# one compiled program per shape and width (eagerly, each of its six operations compiled alone)
+@functools.partial(jax.jit, static_argnames=("bits",))
+def _symmetric_quantize(x, bits: int):
+    x = x.astype(jnp.float64)
     qmax = (1 << (bits - 1)) - 1
     peak = jnp.max(jnp.abs(x), axis=-1)
     scale = jnp.where(peak > 0, peak / qmax, 1.0)
@@ -49,5 +69,11 @@ def quantize_tables(tables, bits: int):
     table that contains 8 precomputed dot products". Returns (tables_q [M, G, E] float64 =
     codes*scale, codes [M, G, E] int32, scale [M, G]).
     """
-    codes, scale = symmetric_quantize(tables, bits)
+    _check_bits(bits)
+    return _quantize_tables(jnp.asarray(tables), bits)
+
+
+@functools.partial(jax.jit, static_argnames=("bits",))
+def _quantize_tables(tables, bits: int):
+    codes, scale = _symmetric_quantize(tables, bits)
     return codes * scale[..., None], codes, scale

@@ -308,12 +308,24 @@ def _convert(bits, src: FPFormat, dst: FPFormat, rounding: str):
 def to_float64(bits, fmt: str | FPFormat):
     """Exact float64 values of ``fmt`` patterns (every format here fits float64 exactly)."""
     fmt = as_format(fmt)
+    return _to_float64(jnp.asarray(bits, jnp.uint64) if fmt.width == 64 else jnp.asarray(bits),
+                       fmt)
+
+
+# The conversions with their bit casts in one compiled program per format and shape: called
+# eagerly, each cast was a program of its own to compile.
+@functools.partial(jax.jit, static_argnums=(1,))
+def _to_float64(bits, fmt: FPFormat):
     if fmt.width == 64:
-        return lax.bitcast_convert_type(jnp.asarray(bits, jnp.uint64), jnp.float64)
+        return lax.bitcast_convert_type(bits, jnp.float64)
     return lax.bitcast_convert_type(convert(bits, fmt, FORMATS["fp64"]), jnp.float64)
 
 
 def from_float64(x, fmt: str | FPFormat, rounding: str = "rne"):
     """Round float64 values into ``fmt`` patterns (one rounding)."""
-    bits = lax.bitcast_convert_type(jnp.asarray(x, jnp.float64), jnp.uint64)
-    return convert(bits, FORMATS["fp64"], fmt, rounding)
+    return _from_float64(jnp.asarray(x, jnp.float64), as_format(fmt), check_rounding(rounding))
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _from_float64(x, fmt: FPFormat, rounding: str):
+    return convert(lax.bitcast_convert_type(x, jnp.uint64), FORMATS["fp64"], fmt, rounding)
