@@ -82,6 +82,11 @@ def check(data: dict, name: str, *, known_device: bool = True) -> dict:
         if "best_of" in entry and (entry["kind"] != "gemm" or entry["columns"] != ["tflops"]):
             raise ValueError(f"{name}: set {entry['name']!r}: best_of needs kind gemm and "
                              f"columns [tflops], got {entry['kind']} {entry['columns']}")
+        groups = [key for key in ("group_size", "zero_points") if key in entry]
+        if groups and (entry["kind"] != "gemm" or entry.get("kernel") != "dequant"):
+            raise ValueError(f"{name}: set {entry['name']!r}: {', '.join(groups)} need kind "
+                             f"gemm and kernel dequant, got {entry['kind']} "
+                             f"{entry.get('kernel', 'cublas')}")
         if known_device:
             gpu.gpu_spec(_device(data, entry))  # raises for an unknown GPU
     return data
@@ -124,7 +129,9 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
-    ``serial_epilogue`` (default false) as ``gemm_latency``'s. A set with ``best_of`` (shapes
+    ``serial_epilogue`` (default false) as ``gemm_latency``'s, and a ``dequant`` set's
+    ``group_size`` (0: one scale per output channel) and ``zero_points`` (default
+    ``gemm_latency``'s). A set with ``best_of`` (shapes
     [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is
     compared with the model's best of the same shapes, both as seconds of the modeled best
     shape."""
@@ -134,12 +141,13 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     bits = entry.get("weight_bits", 8 * gpu.ACT_BYTES[act])
     overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
     category = "gemm" if kernel == "cublas" else "mpgemm"
+    groups = {key: entry[key] for key in ("group_size", "zero_points") if key in entry}
 
     def model(m, n, k, inputs):
         return np.asarray(gpu.gemm_latency(
             spec, kernel, m, n, k, act=act, weight_bits=bits, inputs=inputs,
             persistent=entry.get("persistent", True),
-            serial_epilogue=entry.get("serial_epilogue", False)).seconds) + overhead
+            serial_epilogue=entry.get("serial_epilogue", False), **groups).seconds) + overhead
 
     if "best_of" in entry:
         m, n, k = (np.array(c, dtype=float) for c in zip(*entry["best_of"]))

@@ -6,7 +6,8 @@ calibration sets (Vidur's A100 PCIe / H100 operator profiles and all-reduces, th
 one A100 matmul with random, integer and zero inputs, the best square matmul rates of two A100
 SXM4 modules) set the constants of ``lutcore.gpu``
 that name them (``tools/calibrate_gpu.py``); the validation sets
-(LLMCompass, TensorRT-LLM, gpt-fast / torchao, TileLang) never set anything. Each point is
+(LLMCompass, TensorRT-LLM, gpt-fast / torchao, TileLang, the BitBLAS authors' A100 and RTX
+3090 kernel benchmarks) never set anything. Each point is
 modeled by ``lutcore.gpu`` (the tile model for kernels, the simulator for layers and forward
 passes) under the measurement's own setup (GPU and form factor, kernel, formats, input data,
 fusion, tensor parallelism, KV cache, host timing). The MAPE is reported per GPU, category and

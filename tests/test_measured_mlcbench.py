@@ -1,0 +1,97 @@
+"""tools/transcribe_mlcbench.py (the BitBLAS authors' kernel benchmarks, LeiWang1999/mlc-benchmark)
+and the two validation files it writes: parsed from literals only, shapes from the cuBLAS
+benchmark's table, each provider priced by its kernel with the benchmark's quantization."""
+
+import copy
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import lutcore.gpu as gpu
+from experiments.lut_tensor_core import _measured
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+import transcribe_mlcbench as tool  # noqa: E402
+
+# the layout of figures/data/*_gemm.py, two providers, 13 values each
+DATA = """# fmt: off
+s4_gemv_provider = ["V0","V1","V2","V3","V4","V5","V6","V7","V8","V9","V10","V11","V12"]
+
+s4_gemv_times_data = [
+    ('cuBLAS-W$_{FP16}$A$_{FP16}$', (0.5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, )),
+    ('Marlin-W$_{INT4}$A$_{FP16}$', (0.25, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12.5
+)),
+]
+"""
+CU = ("std::vector<std::tuple<int, int, int, bool, bool>> inference_server_set = {\n    // gemv\n"
+      + "".join(f"    std::make_tuple(1, {n}, {n}, false, true),\n" for n in range(1, 14))
+      + "\n    // gemm\n"
+      + "".join(f"    std::make_tuple(8192, {n}, 7, false, true),\n" for n in range(1, 14))
+      + "\n};\nstd::vector<std::tuple<int, int, int, bool, bool>> scaling_bitwidth = {\n"
+      "    std::make_tuple(16, 5, 5, false, true),\n};\n")
+
+
+def test_the_data_file_is_read_as_literals():
+    data = tool.assignments(DATA)
+    assert data["s4_gemv_provider"][12] == "V12"
+    assert tool.provider_times(data, "s4_gemv_times_data", "Marlin-W$_{INT4}$A$_{FP16}$") == (
+        0.25, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12.5)
+    with pytest.raises(ValueError, match="no provider 'vLLM'"):
+        tool.provider_times(data, "s4_gemv_times_data", "vLLM")
+    with pytest.raises(ValueError):  # a call is not a literal: nothing is executed
+        tool.assignments("x = __import__('os').getcwd()")
+
+
+def test_shapes_are_the_cublas_benchmarks_table():
+    table = tool.shapes(CU)
+    assert table["V"][0] == (1, 1, 1) and table["V"][12] == (1, 13, 13)
+    assert table["M"] == [(8192, n, 7) for n in range(1, 14)]  # not scaling_bitwidth's rows
+    with pytest.raises(ValueError, match="expected 13"):
+        tool.shapes(CU.replace("    std::make_tuple(1, 13, 13, false, true),\n", ""))
+    sets = tool.measured_sets(tool.assignments(DATA), table, [
+        ("s4_gemv_times_data", "Marlin-W$_{INT4}$A$_{FP16}$", "V", "Marlin", tool.PER_CHANNEL)])
+    assert sets[0]["points"][0] == [1, 1, 1, 0.25] and sets[0]["points"][12] == [1, 13, 13, 12.5]
+    assert (sets[0]["kernel"], sets[0]["group_size"], sets[0]["columns"][-1]) == (
+        "dequant", 0, "ms")
+
+
+@pytest.mark.parametrize("name, device, sets", [("mlcbench_a100.yaml", "a100", 11),
+                                                ("mlcbench_rtx3090.yaml", "rtx3090", 3)])
+def test_the_files_load_as_validation_sets(name, device, sets):
+    data = _measured.load(name)
+    assert (data["role"], data["device"], len(data["sets"])) == ("validation", device, sets)
+    assert data["source"].startswith("LeiWang1999/mlc-benchmark@")
+    for entry in data["sets"]:
+        assert len(entry["points"]) == 13 and entry["kernel"] in ("cublas", "dequant")
+        assert {p[0] for p in entry["points"]} in ({1}, {8192, 16384})
+
+
+def test_a_w4a16_row_is_priced_by_the_dequant_kernel_per_channel():
+    """TensorRT-LLM's fpA_intB at M = 1 (V0: 1 x 16384 x 16384, 0.090765953 ms): the loader
+    prices it as dequant, FP16 activations, 4-bit weights, one scale per output channel."""
+    data = _measured.load("mlcbench_a100.yaml")
+    entry = next(e for e in data["sets"] if e["name"] == "TensorRTLLM W4A16, M = 1")
+    labels, categories, measured, modeled = _measured.gemm_points(data, entry)
+    assert labels[0] == "TensorRTLLM W4A16, M = 1: 1x16384x16384"
+    assert categories[0] == "mpgemm" and measured[0] == pytest.approx(0.090765953e-3)
+    expected = gpu.gemm_latency(gpu.A100, "dequant", 1, 16384, 16384, act="fp16",
+                                weight_bits=4, group_size=0, zero_points=False).seconds
+    assert modeled[0] == pytest.approx(float(expected))
+    # the set's group_size reaches the model: G = 128 reads 2 more bytes per 128 weights
+    grouped = dict(entry, group_size=128)
+    assert _measured.gemm_points(data, grouped)[3][0] > modeled[0]
+
+
+def test_group_keys_need_a_dequant_gemm_set():
+    data = copy.deepcopy(_measured.load("mlcbench_rtx3090.yaml"))
+    data["sets"][0]["group_size"] = 0  # cuBLAS FP16, M = 1
+    with pytest.raises(ValueError, match="group_size need kind gemm and kernel dequant"):
+        _measured.check(data, "x.yaml")
+
+
+def test_the_rtx3090_rows_are_priced():
+    points = _measured.points("mlcbench_rtx3090.yaml")
+    assert len(points) == 39 and all(np.isfinite(p.modeled) and p.modeled > 0 for p in points)
+    assert {p.device for p in points} == {"rtx3090"}

@@ -1,0 +1,206 @@
+"""Transcribe the BitBLAS authors' kernel benchmarks (LeiWang1999/mlc-benchmark) into
+experiments/reference/measured/mlcbench_a100.yaml and mlcbench_rtx3090.yaml (role validation).
+
+figures/data/a100_gemm.py and gtx3090_gemm.py hold, per provider, the time in ms of 13 shapes
+V0-V12 (M = 1) or M0-M12 (M = 8192); microsoft/BitBLAS benchmark/README.md ("Benchmark
+Configuration") lists their M, N, K and says the runs were on a "24GB RTX 3090 and 80GB A100,
+with CUDA 12.1". The same 26 shapes, in that order, are ``inference_server_set`` of the
+snapshot's cuBLAS/cublas-benchmark/cublas_benchmark.cu, which this tool reads (``shapes``).
+The data files are read with ``ast`` (literal values only, never executed).
+
+Which lutcore kernel prices which provider (by what the kernel is):
+- ``cublas``: cuBLAS and CUTLASS FP16 / INT8 tensor-core GEMMs;
+- ``dequant`` (INT4 weights converted to FP16 in registers in the main loop, then tensor-core
+  MMA): FasterTransformer's and TensorRT-LLM's fpA_intB CUTLASS kernels (both through TVM's
+  CUTLASS BYOC, FasterTransformer/ and TenorrtLLM/lowprecision_kernels/cutlass_fpa_intb.py,
+  one FP16 scale per output channel, ``B: (N,)``, no zero points) and Marlin (Marlin/
+  kernel_benchmark.py: ``groupsize = -1``, one scale per output channel); ``group_size: 0``.
+Not priced: vLLM's INT4 kernel (vLLM/kernel_benchmark.py calls ``ops.awq_gemm``: AWQ's fixed
+16 x 64/128 x 32 tile of 64 threads that dequantizes into shared memory, not a library-tiled
+GEMM); bitsandbytes NF4 (a 16-entry float code book, no lutcore kernel); every BitBLAS row (the
+authors' TVM-generated kernels: the M = 8192 forms take both operands in a pre-permuted
+"propagated" layout made by an untimed transform, BitBLAS/matmul.py and
+matmul_dequantize_int4.py ``*_propagate_a_propagate_b``; FP4 / NF4 / INT2 x INT8 weights).
+The RTX 3090's FP16 GEMMs at M = 8192 are not priced: cublas_benchmark.cu runs them with
+``compute_type = CUDA_R_16F`` and CUTLASS with ``--accum=f16``, FP16 accumulation, which the
+GA102 runs at twice its FP32-accumulate tensor rate (142 against 71 TFLOPS, GA102 whitepaper
+Table 9; cuBLAS's M0 row, 123 TFLOPS, is above the 71), and lutcore's ``rtx3090`` knows only
+the FP32-accumulate rate. Its M = 1 FP16 GEMVs are priced: they move 2 bytes per MAC and are
+DRAM-bound at either rate (1 FLOP per byte against a ridge of 76 at 71 TFLOPS and 936 GB/s).
+
+Operand data (``inputs``): cublas_benchmark.cu fills FP16 operands with curand uniform (0, 1]
+floats converted to half (random), and INT8 operands with the same floats ``static_cast`` to
+uint8_t, which truncates them to 0 (``zeros``); CUTLASS's profiler (CUTLASS/cutlassgemm-
+benchmark/cutlass-gemm-bench.py sets no ``--dist``) fills integer-valued uniform data (its
+default, NVIDIA/cutlass tools/profiler: -4..4, F16 -3..3, S8 -2..2; ``integer``);
+FasterTransformer / TensorRT-LLM: numpy uniform(0, 1) activations and randint INT4 weights
+(random); Marlin: torch.randn activations, random INT4 words, but all-zero scales (``s =
+torch.zeros``), so the dequantized weights the MMAs see are zeros: neither of lutcore's
+both-operand kinds, left at the default ``random``.
+
+The A100: the sources say "80GB A100" only. Rule, fixed before any error was computed: an
+unqualified A100 80GB is lutcore's ``a100`` (the 400 W SXM4 module, the A100 80GB that NVIDIA
+lists first and the one without a form-factor suffix); the 300 W PCIe card (``a100-pcie``) is
+possible and not excluded by anything in the sources.
+
+Usage: python tools/transcribe_mlcbench.py <git dir> [--commit SHA] (the git dir of a clone or
+snapshot; nothing is fetched). To check: rerun and ``git diff --exit-code
+experiments/reference/measured/mlcbench_*.yaml``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from snapshot import git, snapshot_args, write_measured
+
+SHAPES_FILE = "cuBLAS/cublas-benchmark/cublas_benchmark.cu"
+SHAPES_PER_GROUP = 13  # V0-V12 (M = 1), then M0-M12 (M = 8192)
+CUBLAS_HOST = ("cuBLAS: cuBLAS/cublas-benchmark/cublas_benchmark.cu, cublasGemmEx "
+               "(CUBLAS_GEMM_DFALT_TENSOR_OP, tensor-op math), one warm-up call, then "
+               "std::chrono::steady_clock around 5 back-to-back calls and one "
+               "cudaDeviceSynchronize (numRepeats = max(5, 100 / (warm-up in ns)) = 5), "
+               "integer microseconds per call; whether the A100 rows came from this program "
+               "(its CMakeLists.txt builds sm_86 only) or from cuBLAS/tvm_cublas_invokation "
+               "is not stated")
+CUTLASS_DEVICE = ("CUTLASS: cutlass_profiler --op_class=tensorop --accum=f16,s32 "
+                  "--warmup-iterations=5 --profiling-iterations=10 over every tensor-op kernel, "
+                  "the smallest runtime of the column-major A x row-major B kernels "
+                  "(CUTLASS/cutlassgemm-benchmark/cutlass-gemm-bench.py, dataparser.py); the "
+                  "profiler times on the device with CUDA events")
+FPA_INTB_HOST = ("FasterTransformer / TensorRT-LLM: TVM Relax VM running the CUTLASS fpA_intB "
+                 "kernel, 5 warm-up calls, then time.time() around 10 back-to-back calls "
+                 "between two dev.sync() (TenorrtLLM/lowprecision_kernels/cutlass_fpa_intb.py, "
+                 "whose committed shape list holds other shapes than the published ones)")
+MARLIN_HOST = ("Marlin: Marlin/kernel_benchmark.py, 1 warm-up call, then time.time() around 10 "
+               "back-to-back marlin.mul calls and one torch.cuda.synchronize(), 1 s sleep "
+               "between shapes")
+PROTOCOL = {
+    "timing": "host",
+    "method": "; ".join([CUBLAS_HOST, CUTLASS_DEVICE, FPA_INTB_HOST, MARLIN_HOST]),
+    "dtype": "fp16 activations; fp16 / int8 / int4 weights; cuBLAS FP16 with compute type "
+             "CUDA_R_16F (FP16 accumulation), INT8 with CUDA_R_32I; CUTLASS --accum=f16 "
+             "(FP16) / s32 (INT8); the W4A16 kernels' accumulation type not stated",
+    "library": "CUDA 12.1; CUTLASS 629f465, FasterTransformer kernels via apache/tvm@1afbf20, "
+               "TensorRT-LLM kernels via apache/tvm@2bf3a0a, Marlin 512f1b1 (microsoft/BitBLAS "
+               "benchmark/README.md and the snapshot's submodules); cuBLAS version not stated",
+    "clocks": "not stated (Marlin sleeps 1 s between shapes 'to avoid "
+              "throttling')",
+}
+PER_CHANNEL = {"kernel": "dequant", "act": "fp16", "weight_bits": 4, "group_size": 0,
+               "zero_points": False}
+# (device file, variable, provider title, shape group, set name, set keys); the rows above say
+# why each kernel and input kind
+SETS = {
+    "a100": ("figures/data/a100_gemm.py", [
+        ("s4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
+         {"act": "fp16"}),
+        ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", {"act": "fp16"}),
+        ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
+         {"act": "fp16", "inputs": "integer"}),
+        ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
+         {"act": "int8", "inputs": "zeros"}),
+        ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
+         {"act": "int8", "inputs": "integer"}),
+        *[(variable, f"{provider}-W$_{{INT4}}$A$_{{FP16}}$", group,
+           f"{provider} W4A16, M = {1 if group == 'V' else 8192}", PER_CHANNEL)
+          for group, variable in (("V", "s4_gemv_times_data"), ("M", "s4_gemm_times_data"))
+          for provider in ("FasterTransformer", "TensorRTLLM", "Marlin")],
+    ]),
+    "rtx3090": ("figures/data/gtx3090_gemm.py", [
+        ("nf4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
+         {"act": "fp16"}),
+        ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
+         {"act": "int8", "inputs": "zeros"}),
+        ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
+         {"act": "int8", "inputs": "integer"}),
+    ]),
+}
+FORM_FACTOR = {
+    "a100": "A100 80GB ('80GB A100'; form factor not stated: taken as the SXM4 module, device "
+            "a100, by the rule in tools/transcribe_mlcbench.py; a PCIe card is possible)",
+    "rtx3090": "GeForce RTX 3090 24GB (GA102, 350 W board)",
+}
+NOT_PRICED = {
+    "a100": "vLLM W4A16 (AWQ fixed-tile kernel), BitBLAS FP16 / INT8 / W4A16 / WFP4A16 / "
+            "W2A8 (TVM kernels with propagated operand layouts; FP4 and INT2 x INT8 weights); "
+            "the s4_gemm cuBLAS row repeats f16_gemm's; the s1 / s2 speedup tables (ratios)",
+    "rtx3090": "cuBLAS / CUTLASS / BitBLAS FP16 at M = 8192 (FP16 accumulation, twice the "
+               "FP32-accumulate rate lutcore's rtx3090 prices), bitsandbytes and BitBLAS NF4, "
+               "BitBLAS INT8; the nf4_gemm cuBLAS row repeats f16_gemm's",
+}
+
+
+def assignments(source: str) -> dict:
+    """{name: value} of the module-level ``name = <literal>`` statements of ``source`` (the
+    data files hold nothing else; ``ast.literal_eval``, nothing is executed)."""
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def shapes(source: str) -> dict[str, list[tuple[int, int, int]]]:
+    """{"V": 13 (m, n, k), "M": 13 (m, n, k)}: ``inference_server_set`` of
+    cublas_benchmark.cu (its std::make_tuple(m, n, k, a_t, b_t) rows, GEMVs first)."""
+    block = re.search(r"inference_server_set\s*=\s*\{(.*?)\};", source, re.S)
+    if block is None:
+        raise ValueError(f"{SHAPES_FILE} has no inference_server_set")
+    rows = [tuple(int(v) for v in row) for row in
+            re.findall(r"std::make_tuple\((\d+),\s*(\d+),\s*(\d+),", block.group(1))]
+    if len(rows) != 2 * SHAPES_PER_GROUP or {m for m, _, _ in rows[:SHAPES_PER_GROUP]} != {1}:
+        raise ValueError(f"inference_server_set: expected 13 M = 1 then 13 M = 8192 rows, "
+                         f"got {rows}")
+    return {"V": rows[:SHAPES_PER_GROUP], "M": rows[SHAPES_PER_GROUP:]}
+
+
+def provider_times(data: dict, variable: str, provider: str) -> tuple[float, ...]:
+    """The times (ms) of ``provider`` in the list ``variable`` of a data file."""
+    rows = dict(data[variable])
+    if provider not in rows:
+        raise ValueError(f"{variable} has no provider {provider!r}; it has {sorted(rows)}")
+    if len(rows[provider]) != SHAPES_PER_GROUP:
+        raise ValueError(f"{variable} {provider!r}: {len(rows[provider])} times, expected 13")
+    return rows[provider]
+
+
+def measured_sets(data: dict, table: dict, specs: list) -> list[dict]:
+    """One ``gemm`` set per (variable, provider, group, name, keys) of ``specs``."""
+    sets = []
+    for variable, provider, group, name, keys in specs:
+        times = provider_times(data, variable, provider)
+        sets.append({"name": name, "kind": "gemm", "kernel": "cublas", **keys,
+                     "columns": ["m", "n", "k", "ms"],
+                     "points": [[*shape, t] for shape, t in zip(table[group], times)]})
+    return sets
+
+
+def transcribe(gitdir: str, commit: str, device: str) -> dict:
+    path, specs = SETS[device]
+    table = shapes(git(gitdir, "show", f"{commit}:{SHAPES_FILE}"))
+    data = assignments(git(gitdir, "show", f"{commit}:{path}"))
+    return {"source": f"LeiWang1999/mlc-benchmark@{commit}",
+            "file": path,
+            "citation": "L. Wang et al., mlc-benchmark (GitHub), the benchmarks behind "
+                        "microsoft/BitBLAS benchmark/README.md ('24GB RTX 3090 and 80GB A100, "
+                        f"with CUDA 12.1'); {path}, shapes from {SHAPES_FILE}",
+            "role": "validation", "device": device, "form_factor": FORM_FACTOR[device],
+            "protocol": PROTOCOL, "sets": measured_sets(data, table, specs)}
+
+
+def main():
+    gitdir, commit = snapshot_args(__doc__.splitlines()[0])
+    for device in SETS:
+        header = (f"# Transcribed by tools/transcribe_mlcbench.py from "
+                  f"LeiWang1999/mlc-benchmark@{commit}\n"
+                  f"# ({SETS[device][0]}; kernels, inputs and protocol in the tool's "
+                  "docstring); do not edit by hand.\n"
+                  f"# Not priced: {NOT_PRICED[device]}.\n")
+        write_measured(f"mlcbench_{device}.yaml", header, transcribe(gitdir, commit, device))
+
+
+if __name__ == "__main__":
+    main()
