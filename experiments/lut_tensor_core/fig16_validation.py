@@ -106,8 +106,9 @@ def plot(ds: xr.Dataset):
         ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
         lines = [f"{r['category']}: val {r['mape']:.1f} % ({r['rows']})" for r in summary(ds)
                  if r["device"] == device and r["role"] == "validation"]
+        rows = ["; ".join(lines[i:i + 2]) for i in range(0, len(lines), 2)]  # fits the panel
         ax.set(xscale="log", yscale="log", xlabel="measured (ms)", ylabel="modeled (ms)",
-               title=f"{device.upper()}\n" + "; ".join(lines))
+               title="\n".join([device.upper(), *rows]))
         ax.title.set_fontsize(7)
         ax.legend(fontsize=5, loc="upper left")
     fig.suptitle("lutcore.gpu vs public measurements (hollow: calibration sets, "
