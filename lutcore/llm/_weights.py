@@ -38,10 +38,6 @@ class AffineWeights(NamedTuple):
         weights *= self.scale[..., None]  # in place: one [..., N, K] float64 array, not two
         return weights.reshape(self.codes.shape)
 
-    def layer(self, i: int) -> AffineWeights:
-        """The weights of layer ``i`` of stacked [L, N, K] weights."""
-        return AffineWeights(self.codes[i], self.scale[i], self.zero[i], self.w_bits)
-
 
 def concat_columns(parts: list[AffineWeights]) -> AffineWeights:
     """Join weights of the same K, width and group size along N (e.g. Q, K and V)."""
