@@ -278,18 +278,20 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
 
 def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: str = "fp16",
                    weight_bits: int = 16, stages: int = STAGES,
-                   lut_bits: int | None = None) -> Occupancy:
+                   lut_bits: int | None = None, accumulate: str = "fp32") -> Occupancy:
     """Registers per thread (and of them accumulators), threads, shared memory per CTA, resident
     CTAs per SM and feasibility of one CTA tile ``tile`` = (tm, tn, tk) of ``kernel`` on ``gpu``,
     cut into MMA group tiles ``warp`` = (wm, wn) of one warp each, ``stages`` k-slabs deep: the
-    tile model's ``occupancy`` of a tile it may not offer itself (e.g. a paper's). Scalars."""
-    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0])
+    tile model's ``occupancy`` of a tile it may not offer itself (e.g. a paper's), with
+    ``accumulate`` accumulators (``gemm_latency``). Scalars."""
+    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0], accumulate)
     (tm, tn, tk), (wm, wn) = tile, warp
     if min(tm, tn, tk, wm, wn, stages) < 1 or tm % wm or tn % wn:
         raise ValueError(f"tile {tile} must be positive and cut into whole warp tiles {warp}")
     candidate = {"tm": tm, "tn": tn, "tk": tk, "stages": stages, "wm": wm, "wn": wn,
                  "warps": (tm // wm) * (tn // wn), "group": 0}  # group 0: any architecture
-    hw = hardware(gpu, kernel, act, weight_bits, lut_bits or default_lut_bits(act))
+    hw = hardware(gpu, kernel, act, weight_bits, lut_bits or default_lut_bits(act),
+                  accumulate=accumulate)
     occ = occupancy(hw, {name: np.array([value], float) for name, value in candidate.items()},
                     WORK[kernel])
     return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})
