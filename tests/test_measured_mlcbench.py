@@ -58,7 +58,7 @@ def test_shapes_are_the_cublas_benchmarks_table():
 
 
 @pytest.mark.parametrize("name, device, sets", [("mlcbench_a100.yaml", "a100", 11),
-                                                ("mlcbench_rtx3090.yaml", "rtx3090", 3)])
+                                                ("mlcbench_rtx3090.yaml", "rtx3090", 5)])
 def test_the_files_load_as_validation_sets(name, device, sets):
     data = _measured.load(name)
     assert (data["role"], data["device"], len(data["sets"])) == ("validation", device, sets)
@@ -93,5 +93,32 @@ def test_group_keys_need_a_dequant_gemm_set():
 
 def test_the_rtx3090_rows_are_priced():
     points = _measured.points("mlcbench_rtx3090.yaml")
-    assert len(points) == 39 and all(np.isfinite(p.modeled) and p.modeled > 0 for p in points)
+    assert len(points) == 65 and all(np.isfinite(p.modeled) and p.modeled > 0 for p in points)
     assert {p.device for p in points} == {"rtx3090"}
+
+
+def test_the_sets_accumulate_in_fp16_as_the_benchmark_ran():
+    """Every FP16 set of both files carries accumulate fp16 (CUDA_R_16F, --accum=f16), every
+    INT8 / W4A16 set none; the loader hands it to gemm_latency."""
+    for name in ("mlcbench_a100.yaml", "mlcbench_rtx3090.yaml"):
+        for entry in _measured.load(name)["sets"]:
+            fp16 = entry["kernel"] == "cublas" and entry["act"] == "fp16"
+            assert entry.get("accumulate") == ("fp16" if fp16 else None), entry["name"]
+    data = _measured.load("mlcbench_rtx3090.yaml")
+    entry = next(e for e in data["sets"] if e["name"] == "cuBLAS FP16, M = 8192")
+    modeled = _measured.gemm_points(data, entry)[3][10]  # M10: 8192 x 8192 x 8192
+    expected = gpu.gemm_latency(gpu.RTX3090, "cublas", 8192, 8192, 8192, accumulate="fp16")
+    assert modeled == pytest.approx(float(expected.seconds))
+    fp32 = _measured.gemm_points(data, {k: v for k, v in entry.items() if k != "accumulate"})
+    assert fp32[3][10] > 1.8 * modeled  # the FP32-accumulate rate is half
+
+
+def test_accumulate_is_checked_before_any_work():
+    data = copy.deepcopy(_measured.load("mlcbench_rtx3090.yaml"))
+    int8 = next(e for e in data["sets"] if e["act"] == "int8")
+    int8["accumulate"] = "fp16"
+    with pytest.raises(ValueError, match="accumulate 'fp16' needs act 'fp16'"):
+        _measured.check(data, "x.yaml")
+    int8["accumulate"] = "fp8"
+    with pytest.raises(ValueError, match="accumulate 'fp8' unknown; allowed values: fp32, fp16"):
+        _measured.check(data, "x.yaml")

@@ -21,12 +21,14 @@ GEMM); bitsandbytes NF4 (a 16-entry float code book, no lutcore kernel); every B
 authors' TVM-generated kernels: the M = 8192 forms take both operands in a pre-permuted
 "propagated" layout made by an untimed transform, BitBLAS/matmul.py and
 matmul_dequantize_int4.py ``*_propagate_a_propagate_b``; FP4 / NF4 / INT2 x INT8 weights).
-The RTX 3090's FP16 GEMMs at M = 8192 are not priced: cublas_benchmark.cu runs them with
-``compute_type = CUDA_R_16F`` and CUTLASS with ``--accum=f16``, FP16 accumulation, which the
-GA102 runs at twice its FP32-accumulate tensor rate (142 against 71 TFLOPS, GA102 whitepaper
-Table 9; cuBLAS's M0 row, 123 TFLOPS, is above the 71), and lutcore's ``rtx3090`` knows only
-the FP32-accumulate rate. Its M = 1 FP16 GEMVs are priced: they move 2 bytes per MAC and are
-DRAM-bound at either rate (1 FLOP per byte against a ridge of 76 at 71 TFLOPS and 936 GB/s).
+FP16 accumulation (``accumulate: fp16``, every FP16 set): cublas_benchmark.cu runs FP16 GEMMs
+with ``compute_type = CUDA_R_16F`` and CUTLASS's profiler with ``--accum=f16``; had the A100's
+cuBLAS rows come from cuBLAS/tvm_cublas_invokation instead, TVM's ``cublas.matmul`` of float16
+into float16 calls ``cublasHgemm`` (apache/tvm src/runtime/contrib/cublas/cublas.cc,
+``CublasHgemmOp``), FP16 compute too. The GA102 runs FP16 MMAs with FP16 accumulators at twice
+its FP32-accumulate rate (142 against 71 TFLOPS, GA102 whitepaper Table 9; cuBLAS's M0 row,
+123 TFLOPS, is above the 71), lutcore's ``rtx3090`` ``fp16_accumulate_macs``; the A100 at the
+same rate either way (A100 whitepaper Table 3).
 
 Operand data (``inputs``): cublas_benchmark.cu fills FP16 operands with curand uniform (0, 1]
 floats converted to half (random), and INT8 operands with the same floats ``static_cast`` to
@@ -88,6 +90,7 @@ PROTOCOL = {
     "clocks": "not stated (Marlin sleeps 1 s between shapes 'to avoid "
               "throttling')",
 }
+FP16_ACCUMULATE = {"act": "fp16", "accumulate": "fp16"}  # CUDA_R_16F, --accum=f16
 PER_CHANNEL = {"kernel": "dequant", "act": "fp16", "weight_bits": 4, "group_size": 0,
                "zero_points": False}
 # (device file, variable, provider title, shape group, set name, set keys); the rows above say
@@ -95,10 +98,10 @@ PER_CHANNEL = {"kernel": "dequant", "act": "fp16", "weight_bits": 4, "group_size
 SETS = {
     "a100": ("figures/data/a100_gemm.py", [
         ("s4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
-         {"act": "fp16"}),
-        ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", {"act": "fp16"}),
+         FP16_ACCUMULATE),
+        ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", FP16_ACCUMULATE),
         ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
-         {"act": "fp16", "inputs": "integer"}),
+         {**FP16_ACCUMULATE, "inputs": "integer"}),
         ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
          {"act": "int8", "inputs": "zeros"}),
         ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
@@ -110,7 +113,10 @@ SETS = {
     ]),
     "rtx3090": ("figures/data/gtx3090_gemm.py", [
         ("nf4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
-         {"act": "fp16"}),
+         FP16_ACCUMULATE),
+        ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", FP16_ACCUMULATE),
+        ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
+         {**FP16_ACCUMULATE, "inputs": "integer"}),
         ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
          {"act": "int8", "inputs": "zeros"}),
         ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
@@ -126,9 +132,8 @@ NOT_PRICED = {
     "a100": "vLLM W4A16 (AWQ fixed-tile kernel), BitBLAS FP16 / INT8 / W4A16 / WFP4A16 / "
             "W2A8 (TVM kernels with propagated operand layouts; FP4 and INT2 x INT8 weights); "
             "the s4_gemm cuBLAS row repeats f16_gemm's; the s1 / s2 speedup tables (ratios)",
-    "rtx3090": "cuBLAS / CUTLASS / BitBLAS FP16 at M = 8192 (FP16 accumulation, twice the "
-               "FP32-accumulate rate lutcore's rtx3090 prices), bitsandbytes and BitBLAS NF4, "
-               "BitBLAS INT8; the nf4_gemm cuBLAS row repeats f16_gemm's",
+    "rtx3090": "BitBLAS FP16 (TVM kernels with propagated operand layouts), bitsandbytes and "
+               "BitBLAS NF4, BitBLAS INT8; the nf4_gemm cuBLAS row repeats f16_gemm's",
 }
 
 

@@ -87,9 +87,24 @@ def check(data: dict, name: str, *, known_device: bool = True) -> dict:
             raise ValueError(f"{name}: set {entry['name']!r}: {', '.join(groups)} need kind "
                              f"gemm and kernel dequant, got {entry['kind']} "
                              f"{entry.get('kernel', 'cublas')}")
+        if "accumulate" in entry:
+            _check_accumulate(name, entry)
         if known_device:
             gpu.gpu_spec(_device(data, entry))  # raises for an unknown GPU
     return data
+
+
+def _check_accumulate(name: str, entry: dict) -> None:
+    """ValueError unless a set's ``accumulate`` is one of ``gpu.ACCUMULATE`` on a tensor-core
+    ``gemm`` set whose act it fits (``gemm_latency``'s rule, checked before any work)."""
+    kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
+    if entry["kind"] != "gemm":
+        raise ValueError(f"{name}: set {entry['name']!r}: accumulate needs kind gemm, got "
+                         f"{entry['kind']}")
+    try:
+        gpu.check_kernel_accumulate(kernel, act, entry["accumulate"])
+    except ValueError as error:
+        raise ValueError(f"{name}: set {entry['name']!r}: {error}") from None
 
 
 @functools.cache
@@ -129,7 +144,8 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
-    ``serial_epilogue`` (default false) as ``gemm_latency``'s, and a ``dequant`` set's
+    ``serial_epilogue`` (default false) and ``accumulate`` (default fp32) as ``gemm_latency``'s,
+    and a ``dequant`` set's
     ``group_size`` (0: one scale per output channel) and ``zero_points`` (default
     ``gemm_latency``'s). A set with ``best_of`` (shapes
     [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is
@@ -147,7 +163,8 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
         return np.asarray(gpu.gemm_latency(
             spec, kernel, m, n, k, act=act, weight_bits=bits, inputs=inputs,
             persistent=entry.get("persistent", True),
-            serial_epilogue=entry.get("serial_epilogue", False), **groups).seconds) + overhead
+            serial_epilogue=entry.get("serial_epilogue", False),
+            accumulate=entry.get("accumulate", "fp32"), **groups).seconds) + overhead
 
     if "best_of" in entry:
         m, n, k = (np.array(c, dtype=float) for c in zip(*entry["best_of"]))

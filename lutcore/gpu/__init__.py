@@ -7,6 +7,7 @@ are the entry points.
 """
 
 from ._kernels import (
+                       ACCUMULATOR_BYTES,
                        ACT_BYTES,
                        BANK_CONFLICT,
                        DEQUANT_GROUP,
@@ -14,6 +15,7 @@ from ._kernels import (
                        PRECOMPUTE,
                        WORK,
                        candidates,
+                       check_kernel_accumulate,
                        default_lut_bits,
                        expected_bank_conflict,
                        gemm_latency,
@@ -29,6 +31,7 @@ from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
 from ._specs import (
                        A100,
                        A100_PCIE,
+                       ACCUMULATE,
                        GPUS,
                        H100,
                        H200,
@@ -46,12 +49,14 @@ from ._specs import (
 from ._tiles import GemmLatency, Hardware, Occupancy, Work, tile_model
 
 __all__ = [
-    "ACT_BYTES", "BANK_CONFLICT", "DEQUANT_GROUP", "KERNELS", "PRECOMPUTE", "WORK", "candidates",
+    "ACCUMULATOR_BYTES", "ACT_BYTES", "BANK_CONFLICT", "DEQUANT_GROUP", "KERNELS", "PRECOMPUTE",
+    "WORK", "candidates", "check_kernel_accumulate",
     "default_lut_bits", "expected_bank_conflict", "gemm_latency", "group_bytes", "hardware",
     "is_lut_kernel",
     "lut_precompute_adds", "lut_table_bytes", "peak_ops", "tile_occupancy",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
-    "A100", "A100_PCIE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE", "LUT_ARRAY_1X",
+    "A100", "A100_PCIE", "ACCUMULATE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE",
+    "LUT_ARRAY_1X",
     "LUT_SCALES", "RTX3090", "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
     "with_lut_tensor_core",
     "GemmLatency", "Hardware", "Occupancy", "Work", "tile_model",

@@ -31,7 +31,7 @@ import numpy as np
 
 from lutcore.lut import make_scheme, op_counts
 
-from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec
+from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec, check_accumulate
 from ._tiles import (
     SMEM_BANKS,
     STAGES,
@@ -47,6 +47,11 @@ from ._tiles import (
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core")
 PRECOMPUTE = ("fused", "separate")
 ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
+# Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 / INT32, or FP16 (PTX mma .f16 C/D
+# fragments pack two FP16 accumulators per 32-bit register).
+ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2}
+# Kernels whose MACs run on the MAC tensor cores, the only ones an accumulator format changes.
+TENSOR_CORE_KERNELS = ("cublas", "dequant")
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
 # Dequantization per weight element (FasterTransformer's fast INT->FP16 conversion, Kim et al.
@@ -123,7 +128,17 @@ def lut_precompute_adds() -> float:
     return counts.precompute_adds / LUT_GROUP
 
 
-def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompute: str):
+def check_kernel_accumulate(kernel: str, act: str, accumulate: str):
+    """ValueError unless ``accumulate`` (``ACCUMULATE``) fits ``act`` and ``kernel``: "fp16"
+    needs act fp16 and a MAC tensor-core kernel (``TENSOR_CORE_KERNELS``)."""
+    check_accumulate(act, accumulate)
+    if accumulate != "fp32" and kernel not in TENSOR_CORE_KERNELS:
+        raise ValueError(f"accumulate {accumulate!r} needs a tensor-core kernel; allowed kernels: "
+                         f"{', '.join(TENSOR_CORE_KERNELS)}, got {kernel!r}")
+
+
+def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompute: str,
+                 accumulate: str = "fp32"):
     """ValueError naming the bad argument and its allowed values."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; allowed values: {', '.join(KERNELS)}")
@@ -141,7 +156,8 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
         raise ValueError(f"lut_gemm supports act 'fp16' only, got {act!r}")
     if kernel == "lut_tensor_core" and not gpu.lut_scale:
         raise ValueError(f"{gpu.name} has no LUT Tensor Core: use with_lut_tensor_core(spec)")
-    if kernel in ("cublas", "dequant"):
+    check_kernel_accumulate(kernel, act, accumulate)
+    if kernel in TENSOR_CORE_KERNELS:
         gpu.tensor_macs(act)  # raises if this GPU lacks the format
 
 
@@ -157,15 +173,19 @@ def group_bytes(group_size: int = DEQUANT_GROUP, zero_points: bool = False) -> f
 
 def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
              lut_bits: int | None = None, inputs: str = "random", *,
-             group_size: int = DEQUANT_GROUP, zero_points: bool = False) -> Hardware:
+             group_size: int = DEQUANT_GROUP, zero_points: bool = False,
+             accumulate: str = "fp32") -> Hardware:
     """The ``Hardware`` of ``kernel`` on ``gpu`` for ``act`` x ``weight_bits``-bit weights and
     ``inputs`` data (``INPUT_DATA``: the power-limited SM clock depends on it, ``INPUT_RATE``);
-    a ``dequant`` kernel also reads its group scales (``group_bytes``).
+    a ``dequant`` kernel also reads its group scales (``group_bytes``). ``accumulate``
+    (``ACCUMULATE``): the tensor-core accumulators, their rate (``GPUSpec.tensor_macs``) and
+    size (``ACCUMULATOR_BYTES``); the achievable fraction is the format's either way.
     The LUT arrays are assumed to reach the fraction of their peak that the MAC tensor cores
     reach on the same activation format (same SM operand delivery and clock behaviour; no LUT
     hardware to measure)."""
     if inputs not in INPUT_DATA:
         raise ValueError(f"inputs {inputs!r} unknown; allowed values: {', '.join(INPUT_DATA)}")
+    check_accumulate(act, accumulate)
     w_bytes = weight_bits / 8
     if kernel == "lut_tensor_core":
         a_bytes = lut_table_bytes(lut_bits or default_lut_bits(act))
@@ -173,7 +193,8 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
     elif kernel == "lut_gemm":
         a_bytes, macs = ACT_BYTES[act], 0.0
     else:
-        a_bytes, macs = ACT_BYTES[act], gpu.tensor_macs(act) * gpu.efficiency(act)
+        a_bytes = ACT_BYTES[act]
+        macs = gpu.tensor_macs(act, accumulate) * gpu.efficiency(act)
         if kernel == "dequant":
             w_bytes += group_bytes(group_size, zero_points)
     values = dict(
@@ -185,7 +206,8 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
         kernel_latency=gpu.kernel_latency, tile_prologue=gpu.gemm_prologue,
         mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,
-        w_bytes=w_bytes, weight_bits=weight_bits, macs=macs)
+        w_bytes=w_bytes, weight_bits=weight_bits, macs=macs,
+        accumulator_bytes=ACCUMULATOR_BYTES[accumulate])
     return Hardware(**{name: np.asarray(v, float) for name, v in values.items()})
 
 
@@ -219,7 +241,8 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
                  weight_bits: int = 16, precompute: str = "fused",
                  lut_bits: int | None = None, inputs: str = "random",
                  persistent: bool = True, group_size: int = DEQUANT_GROUP,
-                 zero_points: bool = False, serial_epilogue: bool = False) -> GemmLatency:
+                 zero_points: bool = False, serial_epilogue: bool = False,
+                 accumulate: str = "fp32") -> GemmLatency:
     """Latency of C[m, n] = A[m, k] W[n, k]^T by ``kernel`` on ``gpu``.
 
     m, n, k: scalars or arrays (broadcast; jit/vmap-able). act: activation format (fp16, bf16,
@@ -232,15 +255,18 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     tile, each paying its own pipeline fill and epilogue); group_size, zero_points: the
     ``dequant`` kernel's quantization groups (``group_bytes``); serial_epilogue: the Hopper
     (SM90) tiles store their output after their mainloop at the DRAM rate instead of under it
-    (a kernel that does not overlap its epilogue, e.g. DeepGEMM's; ``_tiles`` T5).
+    (a kernel that does not overlap its epilogue, e.g. DeepGEMM's; ``_tiles`` T5);
+    accumulate: the tensor-core accumulators of a ``cublas`` / ``dequant`` kernel, ``"fp32"``
+    (FP32, INT32 for int8) or ``"fp16"`` (act fp16 only: cuBLAS compute type CUDA_R_16F,
+    CUTLASS ``--accum=f16``; ``GPUSpec.fp16_accumulate_macs`` where that rate differs).
 
     A plain function: the tile model (``_tiles.tile_model``) is compiled once per kernel, and
     the spec's numbers enter as arrays (``hardware``), so GPU variants share one compilation.
     """
-    check_kernel(gpu, kernel, act, weight_bits, precompute)
+    check_kernel(gpu, kernel, act, weight_bits, precompute, accumulate)
     lut_bits = lut_bits or default_lut_bits(act)
     hw = hardware(gpu, kernel, act, weight_bits, lut_bits, inputs, group_size=group_size,
-                  zero_points=zero_points)
+                  zero_points=zero_points, accumulate=accumulate)
     result = _bucketed(hw, m, n, k,
                        WORK[kernel]._replace(persistent=persistent,
                                                serial_store=serial_epilogue))
@@ -252,18 +278,20 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
 
 def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: str = "fp16",
                    weight_bits: int = 16, stages: int = STAGES,
-                   lut_bits: int | None = None) -> Occupancy:
+                   lut_bits: int | None = None, accumulate: str = "fp32") -> Occupancy:
     """Registers per thread (and of them accumulators), threads, shared memory per CTA, resident
     CTAs per SM and feasibility of one CTA tile ``tile`` = (tm, tn, tk) of ``kernel`` on ``gpu``,
     cut into MMA group tiles ``warp`` = (wm, wn) of one warp each, ``stages`` k-slabs deep: the
-    tile model's ``occupancy`` of a tile it may not offer itself (e.g. a paper's). Scalars."""
-    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0])
+    tile model's ``occupancy`` of a tile it may not offer itself (e.g. a paper's), with
+    ``accumulate`` accumulators (``gemm_latency``). Scalars."""
+    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0], accumulate)
     (tm, tn, tk), (wm, wn) = tile, warp
     if min(tm, tn, tk, wm, wn, stages) < 1 or tm % wm or tn % wn:
         raise ValueError(f"tile {tile} must be positive and cut into whole warp tiles {warp}")
     candidate = {"tm": tm, "tn": tn, "tk": tk, "stages": stages, "wm": wm, "wn": wn,
                  "warps": (tm // wm) * (tn // wn), "group": 0}  # group 0: any architecture
-    hw = hardware(gpu, kernel, act, weight_bits, lut_bits or default_lut_bits(act))
+    hw = hardware(gpu, kernel, act, weight_bits, lut_bits or default_lut_bits(act),
+                  accumulate=accumulate)
     occ = occupancy(hw, {name: np.array([value], float) for name, value in candidate.items()},
                     WORK[kernel])
     return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})

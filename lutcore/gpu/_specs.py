@@ -65,6 +65,9 @@ from __future__ import annotations
 import dataclasses
 
 TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8")
+# Tensor-core accumulator formats of FP16 MMAs (PTX mma .f32 / .f16 accumulators): "fp32" the
+# default (and the 32-bit accumulator, INT32, of the integer formats), "fp16" for FP16 MMAs only.
+ACCUMULATE = ("fp32", "fp16")
 LUT_SCALES = (1, 2, 4, 8)
 LUT_ACTIVATIONS = ("fp16", "int8", "fp8")
 # 1x LUT array = M x N x K = 512 lookups-with-K per tensor core per clock, the size of the A100
@@ -94,6 +97,16 @@ INPUT_DATA = ("random", "integer", "zeros")
 INPUT_RATE = {"random": 1.0, "integer": 1.1206, "zeros": 1.1479}
 
 
+def check_accumulate(act: str, accumulate: str) -> None:
+    """ValueError unless ``accumulate`` is in ``ACCUMULATE`` and, if "fp16", ``act`` is fp16."""
+    if accumulate not in ACCUMULATE:
+        raise ValueError(f"accumulate {accumulate!r} unknown; allowed values: "
+                         f"{', '.join(ACCUMULATE)}")
+    if accumulate == "fp16" and act != "fp16":
+        raise ValueError(f"accumulate 'fp16' needs act 'fp16', got act {act!r}; allowed "
+                         f"accumulate for {act}: fp32")
+
+
 @dataclasses.dataclass(frozen=True)
 class GPUSpec:
     """One GPU. Throughputs per SM per clock (dense MAC = 2 ops); sizes in bytes; clocks in GHz;
@@ -115,7 +128,8 @@ class GPUSpec:
     ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
     operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
     direction) and the all-reduce ``allreduce_latency`` and ``allreduce_efficiency`` price
-    tensor-parallel all-reduces."""
+    tensor-parallel all-reduces. ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16
+    accumulators where the part runs it faster than with FP32 ones (GeForce GA102)."""
 
     name: str
     sms: int
@@ -148,6 +162,7 @@ class GPUSpec:
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
     allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
     allreduce_efficiency: float = 1.0  # achieved fraction of nvlink_bandwidth (bus bandwidth)
+    fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
 
     def __post_init__(self):
         dtypes = [d for d, _ in self.tc_macs]
@@ -183,8 +198,12 @@ class GPUSpec:
         """The SM clock the kernel models run at, Hz (``sustained_clock_ghz`` when set)."""
         return (self.sustained_clock_ghz or self.clock_ghz) * 1e9
 
-    def tensor_macs(self, dtype: str) -> int:
-        """Dense tensor-core MACs per SM per clock for ``dtype`` (ValueError if absent)."""
+    def tensor_macs(self, dtype: str, accumulate: str = "fp32") -> int:
+        """Dense tensor-core MACs per SM per clock for ``dtype`` with ``accumulate``
+        accumulators (``ACCUMULATE``; "fp16" for fp16 only) (ValueError if absent)."""
+        check_accumulate(dtype, accumulate)
+        if accumulate == "fp16" and self.fp16_accumulate_macs:
+            return self.fp16_accumulate_macs
         for name, macs in self.tc_macs:
             if name == dtype:
                 return macs
@@ -195,9 +214,9 @@ class GPUSpec:
         """Achievable fraction of the ``dtype`` tensor-core peak."""
         return dict(self.dtype_efficiency).get(dtype, self.tensor_efficiency)
 
-    def tensor_peak(self, dtype: str) -> float:
+    def tensor_peak(self, dtype: str, accumulate: str = "fp32") -> float:
         """Dense tensor-core peak, ops per second (2 per MAC)."""
-        return 2.0 * self.tensor_macs(dtype) * self.sms * self.clock
+        return 2.0 * self.tensor_macs(dtype, accumulate) * self.sms * self.clock
 
     def lut_macs(self, weight_bits: int) -> float:
         """LUT Tensor Core MAC-equivalents per SM per clock for ``weight_bits``-bit weights:
@@ -234,7 +253,7 @@ A100 = GPUSpec(
     name="a100",  # A100 SXM4 80GB
     sms=108, clock_ghz=1.41,  # S1 Table 3: 108 SMs, boost 1410 MHz
     # S1 Table 1: 312 TFLOPS FP16/BF16, 624 TOPS INT8 dense = 1024 / 2048 MACs/SM/clk;
-    # no FP8 on Ampere.
+    # no FP8 on Ampere. S1 Table 3: 312 with FP16 or FP32 accumulate, so no fp16_accumulate_macs.
     tc_macs=(("fp16", 1024), ("bf16", 1024), ("int8", 2048)),
     fp32_lanes=64, fp16_lanes=256, int32_lanes=64,  # S1: 19.5 TF FP32, 78 TF FP16, 19.5 TOPS INT32
     registers=256 * KIB, max_registers_per_thread=255,  # S1, S7
@@ -273,6 +292,7 @@ RTX3090 = GPUSpec(
     # S3 Table 9: FP16 tensor 71 TFLOPS with FP32 accumulate (the cuBLAS default; 142 with
     # FP16 accumulate), INT8 284 TOPS dense: 256 / 1024 MACs/SM/clk.
     tc_macs=(("fp16", 256), ("bf16", 256), ("int8", 1024)),
+    fp16_accumulate_macs=512,  # S3 Table 9: FP16 tensor 142 TFLOPS with FP16 accumulate
     fp32_lanes=128, fp16_lanes=128, int32_lanes=64,  # S3: 35.6 TF FP32 = FP16 (1:1), INT32 half
     registers=256 * KIB, max_registers_per_thread=255,  # S3, S7
     smem=100 * KIB, smem_bytes_per_clock=128,  # S7 (8.6), S8
@@ -297,7 +317,8 @@ RTX3090 = GPUSpec(
 H100 = GPUSpec(
     name="h100",  # H100 SXM5 80GB
     sms=132, clock_ghz=1.83,  # S4/S5: 132 SMs; 989.4 TF / (132 x 4 x 512 x 2) = 1.83 GHz boost
-    # S5: 989 TFLOPS FP16/BF16, 1979 TFLOPS FP8, 1979 TOPS INT8 dense.
+    # S5: 989 TFLOPS FP16/BF16, 1979 TFLOPS FP8, 1979 TOPS INT8 dense (S4 Table 2: FP16 with
+    # FP16 or FP32 accumulate alike, so no fp16_accumulate_macs; H200 the same, S6).
     tc_macs=(("fp16", 2048), ("bf16", 2048), ("int8", 4096), ("fp8", 4096)),
     # S4: 128 FP32 / 64 INT32 lanes per SM; its 67 TF FP32 is at the 1.98 GHz max boost, at the
     # 1.83 GHz of the tensor-core figures the lanes give 61.8 TF.

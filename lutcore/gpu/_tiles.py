@@ -66,7 +66,6 @@ STAGES = 3  # CUTLASS sm80 multistage default (cutlass/gemm/device/default_gemm_
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
 BASE_REGISTERS = 32  # per thread: addresses, loop counters, predicates (first-principles estimate)
 FRAGMENT_K = 16  # k elements of A/W fragments held in registers per step (mma k16), double-buffered
-ACCUMULATOR_BYTES = 4  # FP32 / INT32 accumulators
 MAX_THREADS_PER_SM = 2048  # CUDA Programming Guide, compute capability 8.x / 9.0
 MAX_CTAS_PER_SM = 32  # idem (8.0, 9.0)
 SMEM_BANKS = 32  # 32 banks x 4 bytes (CUDA C++ Best Practices Guide, "Shared Memory")
@@ -108,6 +107,7 @@ class Hardware(NamedTuple):
     w_bytes: jnp.ndarray  # bytes per weight as streamed (incl. dequantization scales)
     weight_bits: jnp.ndarray
     macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock, x achievable fraction
+    accumulator_bytes: jnp.ndarray  # bytes per accumulator (registers, split-K partial sums)
 
 
 class Work(NamedTuple):
@@ -217,7 +217,7 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
     # fragments in registers, wgmma reads them from shared memory (S9).
     fragments = jnp.where(group > 1, 0.0,
                           2 * frag_k * (c["wm"] * hw.a_bytes + c["wn"] * hw.w_bytes))
-    accumulators = c["wm"] * c["wn"] * ACCUMULATOR_BYTES / 4 / (32 * group)
+    accumulators = c["wm"] * c["wn"] * hw.accumulator_bytes / 4 / (32 * group)
     registers = accumulators + fragments / 4 / (32 * group) + BASE_REGISTERS
     threads = 32 * c["warps"]
     if work.lookup_mu:  # tables of the tile's rows for one k-slab, 2^mu FP16 entries per mu
@@ -275,8 +275,8 @@ def traffic(hw: Hardware, c: dict, m, n, k, occ: Occupancy) -> Traffic:
     # CTAs of a cluster (H100 whitepaper S4, "Thread Block Clusters", "TMA"), halving its L2 reads
     multicast = jnp.where((c["group"] == 4) & (tiles_m >= 2), 2.0, 1.0)
     tile_bytes = k_part * (rows * hw.a_bytes + cols * hw.w_bytes / multicast)
-    partials = jnp.where(c["split"] > 1, 2 * m * n * ACCUMULATOR_BYTES * c["split"], 0.0)
-    partials += c["streamk"] * 2 * hw.sms * c["tm"] * c["tn"] * ACCUMULATOR_BYTES  # T4 fixup
+    partials = jnp.where(c["split"] > 1, 2 * m * n * hw.accumulator_bytes * c["split"], 0.0)
+    partials += c["streamk"] * 2 * hw.sms * c["tm"] * c["tn"] * hw.accumulator_bytes  # T4 fixup
     out = m * n * 2.0
     l2_bytes = tiles * tile_bytes + partials + out
     # A wave of concurrent tiles (rasterized as a near-square block of R x C tiles) shares its
