@@ -93,19 +93,24 @@ PROTOCOL = {
 FP16_ACCUMULATE = {"act": "fp16", "accumulate": "fp16"}  # CUDA_R_16F, --accum=f16
 PER_CHANNEL = {"kernel": "dequant", "act": "fp16", "weight_bits": 4, "group_size": 0,
                "zero_points": False}
+# (variable, provider title, shape group, set name, set keys) of the dense M = 8192 GEMMs, the
+# same variables and providers in both devices' files
+DENSE_M8192 = [
+    ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", FP16_ACCUMULATE),
+    ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
+     {**FP16_ACCUMULATE, "inputs": "integer"}),
+    ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
+     {"act": "int8", "inputs": "zeros"}),
+    ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
+     {"act": "int8", "inputs": "integer"}),
+]
 # (device file, variable, provider title, shape group, set name, set keys); the rows above say
 # why each kernel and input kind
 SETS = {
     "a100": ("figures/data/a100_gemm.py", [
         ("s4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
          FP16_ACCUMULATE),
-        ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", FP16_ACCUMULATE),
-        ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
-         {**FP16_ACCUMULATE, "inputs": "integer"}),
-        ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
-         {"act": "int8", "inputs": "zeros"}),
-        ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
-         {"act": "int8", "inputs": "integer"}),
+        *DENSE_M8192,
         *[(variable, f"{provider}-W$_{{INT4}}$A$_{{FP16}}$", group,
            f"{provider} W4A16, M = {1 if group == 'V' else 8192}", PER_CHANNEL)
           for group, variable in (("V", "s4_gemv_times_data"), ("M", "s4_gemm_times_data"))
@@ -114,13 +119,7 @@ SETS = {
     "rtx3090": ("figures/data/gtx3090_gemm.py", [
         ("nf4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
          FP16_ACCUMULATE),
-        ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", FP16_ACCUMULATE),
-        ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
-         {**FP16_ACCUMULATE, "inputs": "integer"}),
-        ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
-         {"act": "int8", "inputs": "zeros"}),
-        ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
-         {"act": "int8", "inputs": "integer"}),
+        *DENSE_M8192,
     ]),
 }
 FORM_FACTOR = {
