@@ -9,6 +9,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
+# The tests run each compiled program a few times, so XLA's compilation was a third of their CPU
+# time; without LLVM's backend optimizations it is far shorter (README "Tests"). Set before any
+# backend starts, and inherited by the pipeline runs and notebook kernels the tests start. The
+# results' bytes are checked at the default level: CI's regeneration (tools/check_results.py).
+os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"),
+                                                  "--xla_backend_optimization_level=0"]))
+
 
 def checkout_env() -> dict[str, str]:
     """The environment with this checkout first on the path, installed or not."""
