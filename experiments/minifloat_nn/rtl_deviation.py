@@ -322,75 +322,90 @@ def table(ds: xr.Dataset) -> str:
 
 def claims(ds: xr.Dataset):
     module = sys.modules[__name__]
-    out = []
+    return [_vectors_claim(ds, module), *_rne_claims(ds, module), *_rtz_claims(ds, module),
+            *_lanes_claims(ds, module), _fig9_claim(ds, module)]
+
+
+def _vectors_claim(ds, module):
     ref = reference(PAPER, ID, "issue_vectors").value
     got = ds["vector_rtl"].values
     bad = [i for i, v in enumerate(ref)  # flags null: the issue states the result only
            if got[i, 0] != v["rtl"][0] or v["rtl"][1] not in (None, got[i, 1])]
-    out.append(paper_claim(
+    return paper_claim(
         module, "issue_vectors",
         ours=f"{len(ref) - len(bad)} of {len(ref)} vectors give the stated rtl bits and flags"
              + (f"; differing: {bad}" if bad else ""),
-        holds=not bad, tolerance="bit-exact results and flags"))
+        holds=not bad, tolerance="bit-exact results and flags")
 
+
+def _rne_claims(ds, module):
+    if "rne" not in ds.rounding.values:
+        return []
     count, rate = ds["count"], ds["rate"]
-    if "rne" in ds.rounding.values:
-        rne = rate.sel(rounding="rne", kind="any_result")
-        worst = {inputs: _pct(float(rne.sel(inputs=inputs).max())) for inputs in INPUTS}
-        signs = int(count.sel(rounding="rne", kind=["wrong_sign_zero", "wrong_sign_tiny"]).sum())
-        total = int(count.sel(rounding="rne", kind="any_result").sum())
-        out.append(paper_claim(
-            module, "rne_matches_ideal_on_ordinary_inputs",
-            ours=(f"RNE results differ on {worst['random']} of random inputs (worst pair), "
-                  f"on up to {worst['cancellation']} of cancellation-heavy ones"),
-            holds=float(rne.sel(inputs="random").max()) == 0,
-            tolerance="no RNE result difference on random inputs",
-            deviation=(f"{signs} of the {total} RNE differences are signs of zero or tiny "
-                       "results")))
-    if "rtz" in ds.rounding.values:
-        rtz = count.sel(rounding="rtz")
-        low = int(rtz.sel(kind="one_ulp_toward_zero").sum())
-        high = int(rtz.sel(kind=["one_ulp_away", "other_result"]).sum())
-        sticky = int(ds["count_first_sticky"].sel(rounding="rtz",
-                                                  kind="one_ulp_toward_zero").sum())
-        signs = int(rtz.sel(kind=["wrong_sign_zero", "wrong_sign_tiny"]).sum())
-        out.append(paper_claim(
-            module, "rtz_departures_one_ulp_low",
-            ours=(f"RTZ: {low} results one ulp toward zero ({sticky} with a first-adder sticky "
-                  f"bit), {high} other magnitude differences, {signs} sign differences"),
-            holds=high == 0 and sticky == low and low > 0,
-            tolerance="every same-sign RTZ difference one ulp toward zero, with a sticky bit",
-            deviation="sign differences of zero/tiny results are a separate kind"))
-        canc = rate.sel(rounding="rtz", inputs="cancellation", kind="any_result")
-        rand = rate.sel(rounding="rtz", inputs="random", kind="any_result")
-        median = float(canc.median())
-        out.append(paper_claim(
-            module, "cancellation_cases_differ_few_percent",
-            ours=(f"RTZ, cancellation-heavy inputs: {_pct(float(canc.min()))}-"
-                  f"{_pct(float(canc.max()))} by pair (median {_pct(median)}); uniformly random "
-                  f"inputs: {_pct(float(rand.min()))}-{_pct(float(rand.max()))}"),
-            holds=0.01 <= median <= 0.1, tolerance="median over pairs between 1% and 10%",
-            deviation=("the share depends on the input distribution, which the issue does not "
-                       "give: ours makes the products cancel, so the first adder rarely "
-                       "drops bits; uniformly random operands (large e, small products of "
-                       "either sign) trigger it far more often")))
+    rne = rate.sel(rounding="rne", kind="any_result")
+    worst = {inputs: _pct(float(rne.sel(inputs=inputs).max())) for inputs in INPUTS}
+    signs = int(count.sel(rounding="rne", kind=["wrong_sign_zero", "wrong_sign_tiny"]).sum())
+    total = int(count.sel(rounding="rne", kind="any_result").sum())
+    return [paper_claim(
+        module, "rne_matches_ideal_on_ordinary_inputs",
+        ours=(f"RNE results differ on {worst['random']} of random inputs (worst pair), "
+              f"on up to {worst['cancellation']} of cancellation-heavy ones"),
+        holds=float(rne.sel(inputs="random").max()) == 0,
+        tolerance="no RNE result difference on random inputs",
+        deviation=f"{signs} of the {total} RNE differences are signs of zero or tiny results")]
+
+
+def _rtz_claims(ds, module):
+    if "rtz" not in ds.rounding.values:
+        return []
+    rtz = ds["count"].sel(rounding="rtz")
+    low = int(rtz.sel(kind="one_ulp_toward_zero").sum())
+    high = int(rtz.sel(kind=["one_ulp_away", "other_result"]).sum())
+    sticky = int(ds["count_first_sticky"].sel(rounding="rtz", kind="one_ulp_toward_zero").sum())
+    signs = int(rtz.sel(kind=["wrong_sign_zero", "wrong_sign_tiny"]).sum())
+    canc = ds["rate"].sel(rounding="rtz", inputs="cancellation", kind="any_result")
+    rand = ds["rate"].sel(rounding="rtz", inputs="random", kind="any_result")
+    median = float(canc.median())
+    return [paper_claim(
+        module, "rtz_departures_one_ulp_low",
+        ours=(f"RTZ: {low} results one ulp toward zero ({sticky} with a first-adder sticky "
+              f"bit), {high} other magnitude differences, {signs} sign differences"),
+        holds=high == 0 and sticky == low and low > 0,
+        tolerance="every same-sign RTZ difference one ulp toward zero, with a sticky bit",
+        deviation="sign differences of zero/tiny results are a separate kind"), paper_claim(
+        module, "cancellation_cases_differ_few_percent",
+        ours=(f"RTZ, cancellation-heavy inputs: {_pct(float(canc.min()))}-"
+              f"{_pct(float(canc.max()))} by pair (median {_pct(median)}); uniformly random "
+              f"inputs: {_pct(float(rand.min()))}-{_pct(float(rand.max()))}"),
+        holds=0.01 <= median <= 0.1, tolerance="median over pairs between 1% and 10%",
+        deviation=("the share depends on the input distribution, which the issue does not "
+                   "give: ours makes the products cancel, so the first adder rarely "
+                   "drops bits; uniformly random operands (large e, small products of "
+                   "either sign) trigger it far more often"))]
+
+
+def _lanes_claims(ds, module):
     lanes = ds["lane_result_differs"]
-    if not np.isnan(lanes).all():
-        nearest = [m for m in ("rne", "rmm") if m in ds.rounding.values]
-        directed = [m for m in DIRECTED if m in ds.rounding.values]
-        same_nearest = float(lanes.sel(rounding=nearest).max()) == 0 if nearest else True
-        worst = float(lanes.sel(rounding=directed).max()) if directed else 0.0
-        flags = float(ds["lane_flags_differ"].max())
-        out.append(paper_claim(
-            module, "lanes_same_results_nx_may_differ",
-            ours=(f"results differ between the lanes on 0 operations in RNE/RMM and on up to "
-                  f"{_pct(worst)} in directed modes; flags on up to {_pct(flags)}"
-                  if same_nearest else f"results differ under RNE/RMM too (up to {_pct(worst)})"),
-            holds=same_nearest and worst == 0 and flags > 0,
-            tolerance="identical results in every mode, some flag differences",
-            deviation=("in RTZ/RDN/RUP/ROD the 8->16 lane's 25-bit first adder drops bits the "
-                       "16->32 lane's 51-bit one keeps, so the results differ too (confirmed "
-                       "on a Verilator simulation of the RTL)") if worst else ""))
+    if np.isnan(lanes).all():
+        return []
+    nearest = [m for m in ("rne", "rmm") if m in ds.rounding.values]
+    directed = [m for m in DIRECTED if m in ds.rounding.values]
+    same_nearest = float(lanes.sel(rounding=nearest).max()) == 0 if nearest else True
+    worst = float(lanes.sel(rounding=directed).max()) if directed else 0.0
+    flags = float(ds["lane_flags_differ"].max())
+    return [paper_claim(
+        module, "lanes_same_results_nx_may_differ",
+        ours=(f"results differ between the lanes on 0 operations in RNE/RMM and on up to "
+              f"{_pct(worst)} in directed modes; flags on up to {_pct(flags)}"
+              if same_nearest else f"results differ under RNE/RMM too (up to {_pct(worst)})"),
+        holds=same_nearest and worst == 0 and flags > 0,
+        tolerance="identical results in every mode, some flag differences",
+        deviation=("in RTZ/RDN/RUP/ROD the 8->16 lane's 25-bit first adder drops bits the "
+                   "16->32 lane's 51-bit one keeps, so the results differ too (confirmed "
+                   "on a Verilator simulation of the RTL)") if worst else "")]
+
+
+def _fig9_claim(ds, module):
     error = ds["fig9_error"]
     ideal, rtl, cascade = (error.sel(unit=u) for u in ("exsdotp_ideal", "exsdotp_rtl",
                                                         "exfma_cascade"))
@@ -402,7 +417,7 @@ def claims(ds: xr.Dataset):
     better, tied = int((rtl < cascade).sum()), int((rtl == cascade).sum())
     tie_lengths = sorted({int(n) for n in ds.length.values[(rtl == cascade).any(
         ["fig9_pair", "fig9_rounding"]).values]})
-    out.append(paper_claim(
+    return paper_claim(
         module, "fig9_conclusion_holds_with_rtl",
         ours=(f"rtl ExSdotp error below the ExFMA cascade's at {better}/{rtl.size} points, tied "
               f"at {tied} (steps {tie_lengths or 'none'}), above at {rtl.size - better - tied}; "
@@ -412,5 +427,4 @@ def claims(ds: xr.Dataset):
                   "as a tie",
         deviation=(f"ties at steps {tie_lengths}, as with the ideal unit (mfnn-fig9): one step "
                    "from a zero accumulator rounds once in both units; " if tied else "")
-        + f"largest rtl-ideal error change relative to the smallest error: {change:.3g}"))
-    return out
+        + f"largest rtl-ideal error change relative to the smallest error: {change:.3g}")

@@ -158,36 +158,31 @@ def _pairs_text(values) -> str:
 
 def claims(ds: xr.Dataset):
     module = sys.modules[__name__]
+    return [*_register_claims(ds, module), *_peak_claims(ds, module),
+            *_datapath_claims(ds, module)]
 
-    def ref(key):
-        return reference(PAPER, ID, key).value
 
-    def at(var, **sel):
-        return int(ds[var].sel(**sel))
+def _ref(key):
+    return reference(PAPER, ID, key).value
 
-    packing = {f: at("register_elements", format=f) for f in ref("register_packing")}
+
+def _at(ds, var, **sel):
+    return int(ds[var].sel(**sel))
+
+
+def _register_claims(ds, module):
+    """Register packing, the SIMD wrapper's lanes and the FPU's operand interface."""
+    packing = {f: _at(ds, "register_elements", format=f) for f in _ref("register_packing")}
     kinds = list(ds.wrapper_lane_kind.values)
     wrapper = {"16->32": kinds.count("16->32"), "8->16": kinds.count("8->16")}
-    per_cycle = {"16->32": at("sdotp_lanes_running", pair="fp16->fp32"),
-                 "8->16": at("sdotp_lanes_running", pair="fp8->fp16")}
-    want = ref("simd_wrapper")
+    per_cycle = {"16->32": _at(ds, "sdotp_lanes_running", pair="fp16->fp32"),
+                 "8->16": _at(ds, "sdotp_lanes_running", pair="fp8->fp16")}
+    want = _ref("simd_wrapper")
     width = ds.attrs["fpu_width"]
     reads = ds.source_bits_per_register
-    flop = ds.flop_per_instruction
-    ratio = flop.sel(unit="exsdotp") / flop.sel(unit="exfma")
-    precision = {p: [at("product_bits", pair=p), at("accumulator_precision", pair=p)]
-                 for p in ref("product_vs_accumulator_precision")}
-    lanes = {str(lane): dict(zip(ds.width.values, map(int, ds.lane_width.sel(lane=lane).values)))
-             for lane in ds.lane.values}
-    adders = all(w["first"] == 2 * w["p_dst"] + 3 and w["second"] == (w["first"] + 1) + w["p_src"]
-                 for w in lanes.values())
-    pipeline = {str(g): [int(ds.pipeline_ppa.sel(group=g)), int(ds.pipeline_snitch.sel(group=g))]
-                for g in ds.group.values}
-    cluster = {"cores": ds.attrs["cores"], "banks": ds.attrs["tcdm_banks"],
-               "kib": ds.attrs["tcdm_bytes"] // 1024}
     return [
         paper_claim(module, "register_packing", ours=str(packing),
-                    holds=packing == ref("register_packing"),
+                    holds=packing == _ref("register_packing"),
                     tolerance="exact (FPU_WIDTH // format width)"),
         paper_claim(module, "simd_wrapper",
                     ours=f"lutcore.ppa.sdotp_lanes: {wrapper['16->32']} 16->32 and "
@@ -211,6 +206,14 @@ def claims(ds: xr.Dataset):
                     holds=bool((reads.sel(unit="exfma") == width // 2).all()
                                and (reads.sel(unit="exsdotp") == width).all()),
                     tolerance="ExFMA half of each source register, ExSdotp all of it"),
+    ]
+
+
+def _peak_claims(ds, module):
+    """FLOP per SIMD instruction against the ExFMA and FPnew's FMAs."""
+    flop = ds.flop_per_instruction
+    ratio = flop.sel(unit="exsdotp") / flop.sel(unit="exfma")
+    return [
         paper_claim(module, "peak_vs_exfma",
                     ours="FLOP per SIMD instruction, ExSdotp / ExFMA: "
                          + _pairs_text((p, f"{int(flop.sel(pair=p, unit='exsdotp'))} / "
@@ -221,12 +224,29 @@ def claims(ds: xr.Dataset):
                     ours=f"FP8->FP16: ExSdotp {int(flop.sel(pair='fp8->fp16', unit='exsdotp'))} "
                          f"FLOP per instruction vs FPnew's expanding FMA "
                          f"{int(flop.sel(pair='fp8->fp16', unit='exfma'))} (2x); vs FPnew's "
-                         f"non-expanding FP8 FMA {2 * at('register_elements', format='fp8')} (1x)",
+                         f"non-expanding FP8 FMA {2 * _at(ds, 'register_elements', format='fp8')}"
+                         " (1x)",
                     holds=float(ratio.sel(pair="fp8->fp16")) == 2,
                     tolerance="2x against FPnew's expanding operations"),
+    ]
+
+
+def _datapath_claims(ds, module):
+    """Precisions, adder widths, pipeline levels and the cluster the models take as inputs."""
+    precision = {p: [_at(ds, "product_bits", pair=p), _at(ds, "accumulator_precision", pair=p)]
+                 for p in _ref("product_vs_accumulator_precision")}
+    lanes = {str(lane): dict(zip(ds.width.values, map(int, ds.lane_width.sel(lane=lane).values)))
+             for lane in ds.lane.values}
+    adders = all(w["first"] == 2 * w["p_dst"] + 3 and w["second"] == (w["first"] + 1) + w["p_src"]
+                 for w in lanes.values())
+    pipeline = {str(g): [int(ds.pipeline_ppa.sel(group=g)), int(ds.pipeline_snitch.sel(group=g))]
+                for g in ds.group.values}
+    cluster = {"cores": ds.attrs["cores"], "banks": ds.attrs["tcdm_banks"],
+               "kib": ds.attrs["tcdm_bytes"] // 1024}
+    return [
         paper_claim(module, "product_vs_accumulator_precision",
                     ours=f"[2 p_src, p_dst]: {precision}",
-                    holds=precision == ref("product_vs_accumulator_precision"),
+                    holds=precision == _ref("product_vs_accumulator_precision"),
                     tolerance="exact"),
         paper_claim(module, "adder_widths",
                     ours="; ".join(f"{lane} lane: p_src {w['p_src']}, p_dst {w['p_dst']}, first "
@@ -237,10 +257,10 @@ def claims(ds: xr.Dataset):
         paper_claim(module, "pipeline_levels",
                     ours="model inputs, lutcore.ppa / lutcore.snitch: "
                          + ", ".join(f"{g} {a} / {b}" for g, (a, b) in pipeline.items()),
-                    holds=all([a, b] == [ref("pipeline_levels")[g]] * 2
+                    holds=all([a, b] == [_ref("pipeline_levels")[g]] * 2
                               for g, (a, b) in pipeline.items()),
                     tolerance="both models use the paper's levels"),
         paper_claim(module, "cluster_configuration",
                     ours=f"model inputs, lutcore.snitch.SNITCH_CLUSTER: {cluster}",
-                    holds=cluster == ref("cluster_configuration"), tolerance="exact"),
+                    holds=cluster == _ref("cluster_configuration"), tolerance="exact"),
     ]
