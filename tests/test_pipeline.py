@@ -156,6 +156,25 @@ def test_an_experiment_alone_runs_as_an_ordinary_job_with_the_full_presets_figur
 
 
 @pytest.mark.slow
+def test_synthesis_is_one_job_for_every_design_the_preset_synthesizes(tmp_path):
+    # A dry run, forced: which caches are current does not matter, only the plan
+    done = snakemake(tmp_path, "-n", "--forcerun", "synthesis", "--config", "preset=full",
+                     "experiments=[lut-synth,mfnn-fig7]")
+    assert done.returncode == 0, done.stderr[-5000:]
+    log = done.stdout + done.stderr
+    assert log.count("rule synthesis:") == 1
+    from lutcore.ppa.synth import FLOWS
+
+    designs = {d for i in ("lut-synth", "mfnn-fig7")
+               for d in get(i).synthesis_designs(get(i).Config())}
+    outputs = {f"synthesis_cache/{d}.{flow}.json" for d in designs for flow in FLOWS}
+    planned = next(line for line in log.splitlines() if "synthesis_cache/" in line
+                   and line.lstrip().startswith("output:"))
+    assert {p.split("experiments/", 1)[1].removesuffix(" (update)")
+            for p in planned.split(": ", 1)[1].split(", ")} == outputs
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("configfile, config, expected", [
     ("presets: {quick: {mfnn-fig9: {trails: 3}}}", "preset=quick",
      "lutcore config error: presets.quick: mfnn-fig9: unknown key(s) trails; allowed keys: "),

@@ -1,7 +1,7 @@
-r"""Bring the synthesis cache files of one design up to date (the synthesis rule's job).
+r"""Bring the synthesis cache files of designs up to date (the synthesis rule's job).
 
 Snakemake calls this as the ``script:`` of the rule in ``workflow/rules/synthesis.smk``: one
-output per flow, ``<cache dir>/<design>.<flow>.json``. From a shell:
+output per design and flow, ``<cache dir>/<design>.<flow>.json``. From a shell:
 
     python workflow/scripts/synthesize.py release_lut_dp4 fp16_add \
         --cache-dir experiments/synthesis_cache
@@ -43,9 +43,18 @@ def main(argv: list[str] | None = None) -> None:
                                   for flow in synth.FLOWS})
 
 
+def by_design(designs: list[str], flows: list[str], paths: list[str]) -> dict:
+    """The synthesis rule's outputs, listed design by design and flow by flow within each, as
+    design -> flow -> path."""
+    if len(paths) != len(designs) * len(flows):
+        raise ValueError(f"{len(paths)} outputs for {len(designs)} designs x {len(flows)} flows")
+    files = iter(map(pathlib.Path, paths))
+    return {design: {flow: next(files) for flow in flows} for design in designs}
+
+
 if "snakemake" in globals():  # run as a Snakemake script: the rule names the files
-    bring_up_to_date(snakemake.wildcards.design,  # noqa: F821
-                     {flow: pathlib.Path(path)  # noqa: F821
-                      for flow, path in snakemake.output.items()})  # noqa: F821
+    rule = snakemake  # noqa: F821
+    for design, outputs in by_design(rule.params.designs, rule.params.flows, rule.output).items():
+        bring_up_to_date(design, outputs)
 elif __name__ == "__main__":
     main()
