@@ -9,6 +9,7 @@ import xarray as xr
 import yaml
 
 from experiments import VERDICTS, get, registry
+from lutcore.ppa.synth import FLOWS
 
 from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_CONFIG, snakemake
 
@@ -163,8 +164,6 @@ def test_synthesis_is_one_job_for_every_design_the_preset_synthesizes(tmp_path):
     assert done.returncode == 0, done.stderr[-5000:]
     log = done.stdout + done.stderr
     assert log.count("rule synthesis:") == 1
-    from lutcore.ppa.synth import FLOWS
-
     designs = {d for i in ("lut-synth", "mfnn-fig7")
                for d in get(i).synthesis_designs(get(i).Config())}
     outputs = {f"synthesis_cache/{d}.{flow}.json" for d in designs for flow in FLOWS}
