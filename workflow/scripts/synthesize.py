@@ -17,18 +17,16 @@ import time
 from lutcore.ppa import synth
 
 
-def bring_up_to_date(design: str, outputs: dict[str, pathlib.Path]) -> None:
-    """Synthesize ``design`` under each flow of ``outputs`` (flow name -> its cache file)."""
-    for flow_name, path in outputs.items():
-        expected = synth.cache_file(design, flow_name, path.parent)
-        if expected != path:
-            raise ValueError(f"output {path} is not the cache file of {design!r}, flow "
-                             f"{flow_name!r}: {expected}")
-        start = time.perf_counter()
-        result = synth.synthesize_cached(design, path.parent, flow_name=flow_name)
-        print(f"[lutcore] synthesis {design} ({flow_name}): {result.area:.1f} um^2, "
-              f"{result.critical_path_ps:.0f} ps ({time.perf_counter() - start:.1f} s)",
-              flush=True)
+def bring_up_to_date(designs, flows, cache_dir: pathlib.Path) -> None:
+    """Synthesize each of ``designs`` under each of ``flows`` into its cache file in
+    ``cache_dir`` (only what is stale runs Yosys; a current file is rewritten unchanged)."""
+    for design in designs:
+        for flow_name in flows:
+            start = time.perf_counter()
+            result = synth.synthesize_cached(design, cache_dir, flow_name=flow_name)
+            print(f"[lutcore] synthesis {design} ({flow_name}): {result.area:.1f} um^2, "
+                  f"{result.critical_path_ps:.0f} ps ({time.perf_counter() - start:.1f} s)",
+                  flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -38,23 +36,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", type=pathlib.Path,
                         default=pathlib.Path("experiments/synthesis_cache"))
     args = parser.parse_args(argv)
-    for design in args.designs:
-        bring_up_to_date(design, {flow: synth.cache_file(design, flow, args.cache_dir)
-                                  for flow in synth.FLOWS})
-
-
-def by_design(designs: list[str], flows: list[str], paths: list[str]) -> dict:
-    """The synthesis rule's outputs, listed design by design and flow by flow within each, as
-    design -> flow -> path."""
-    if len(paths) != len(designs) * len(flows):
-        raise ValueError(f"{len(paths)} outputs for {len(designs)} designs x {len(flows)} flows")
-    files = iter(map(pathlib.Path, paths))
-    return {design: {flow: next(files) for flow in flows} for design in designs}
+    bring_up_to_date(args.designs, synth.FLOWS, args.cache_dir)
 
 
 if "snakemake" in globals():  # run as a Snakemake script: the rule names the files
     rule = snakemake  # noqa: F821
-    for design, outputs in by_design(rule.params.designs, rule.params.flows, rule.output).items():
-        bring_up_to_date(design, outputs)
+    (cache_dir,) = {pathlib.Path(path).parent for path in rule.output}
+    bring_up_to_date(rule.params.designs, rule.params.flows, cache_dir)
 elif __name__ == "__main__":
     main()
