@@ -66,7 +66,8 @@ def test_bad_accumulators_raise(kwargs, match):
 
 
 def test_fp16_accumulate_needs_a_tensor_core_kernel():
-    with pytest.raises(ValueError, match="allowed kernels: cublas, dequant, got 'lut_gemm'"):
+    allowed = ", ".join(gpu.TENSOR_CORE_KERNELS)
+    with pytest.raises(ValueError, match=f"allowed kernels: {allowed}, got 'lut_gemm'"):
         gpu.gemm_latency(gpu.RTX3090, "lut_gemm", 1, 8, 8, weight_bits=2, accumulate="fp16")
     mixed = [gpu.gemm_latency(gpu.RTX3090, "dequant", 4096, 4096, 4096, weight_bits=4,
                               accumulate=a).compute for a in ("fp32", "fp16")]

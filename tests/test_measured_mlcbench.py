@@ -51,10 +51,21 @@ def test_shapes_are_the_cublas_benchmarks_table():
     with pytest.raises(ValueError, match="expected 13"):
         tool.shapes(CU.replace("    std::make_tuple(1, 13, 13, false, true),\n", ""))
     sets = tool.measured_sets(tool.assignments(DATA), table, [
-        ("s4_gemv_times_data", "Marlin-W$_{INT4}$A$_{FP16}$", "V", "Marlin", tool.PER_CHANNEL)])
+        ("s4_gemv_times_data", "Marlin-W$_{INT4}$A$_{FP16}$", "V", "Marlin",
+         {"kernel": "marlin", **tool.PER_CHANNEL})])
     assert sets[0]["points"][0] == [1, 1, 1, 0.25] and sets[0]["points"][12] == [1, 13, 13, 12.5]
     assert (sets[0]["kernel"], sets[0]["group_size"], sets[0]["columns"][-1]) == (
-        "dequant", 0, "ms")
+        "marlin", 0, "ms")
+
+
+def test_each_w4a16_provider_is_priced_by_the_kernel_it_ran():
+    """fpA_intB for FasterTransformer and TensorRT-LLM, but TensorRT-LLM's M = 1 rows (its
+    batched GEMV for M <= 4) on the generic dequant kernel; Marlin's own."""
+    kernels = {entry["name"]: entry["kernel"]
+               for entry in _measured.load("mlcbench_a100.yaml")["sets"]}
+    assert [kernels[f"{p} W4A16, M = {m}"] for m in (1, 8192)
+            for p in ("FasterTransformer", "TensorRTLLM", "Marlin")] == [
+        "fpa_intb", "dequant", "marlin", "fpa_intb", "fpa_intb", "marlin"]
 
 
 @pytest.mark.parametrize("name, device, sets", [("mlcbench_a100.yaml", "a100", 11),
@@ -64,7 +75,8 @@ def test_the_files_load_as_validation_sets(name, device, sets):
     assert (data["role"], data["device"], len(data["sets"])) == ("validation", device, sets)
     assert data["source"].startswith("LeiWang1999/mlc-benchmark@")
     for entry in data["sets"]:
-        assert len(entry["points"]) == 13 and entry["kernel"] in ("cublas", "dequant")
+        assert len(entry["points"]) == 13
+        assert entry["kernel"] in ("cublas", *gpu.DEQUANT_KERNELS)
         assert {p[0] for p in entry["points"]} in ({1}, {8192, 16384})
 
 
@@ -87,7 +99,8 @@ def test_a_w4a16_row_is_priced_by_the_dequant_kernel_per_channel():
 def test_group_keys_need_a_dequant_gemm_set():
     data = copy.deepcopy(_measured.load("mlcbench_rtx3090.yaml"))
     data["sets"][0]["group_size"] = 0  # cuBLAS FP16, M = 1
-    with pytest.raises(ValueError, match="group_size need kind gemm and kernel dequant"):
+    kernels = ", ".join(gpu.DEQUANT_KERNELS)
+    with pytest.raises(ValueError, match=f"group_size need kind gemm and a kernel of {kernels}"):
         _measured.check(data, "x.yaml")
 
 

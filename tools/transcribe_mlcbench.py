@@ -10,11 +10,16 @@ The data files are read with ``ast`` (literal values only, never executed).
 
 Which lutcore kernel prices which provider (by what the kernel is):
 - ``cublas``: cuBLAS and CUTLASS FP16 / INT8 tensor-core GEMMs;
+- ``fpa_intb``: FasterTransformer's and TensorRT-LLM's fpA_intB CUTLASS kernel (both through
+  TVM's CUTLASS BYOC, FasterTransformer/ and TenorrtLLM/lowprecision_kernels/
+  cutlass_fpa_intb.py, one FP16 scale per output channel, ``B: (N,)``, no zero points; TVM
+  1afbf20 builds tlc-pack/cutlass_fpA_intB_gemm@390e821, TVM 2bf3a0a @74ee6cb), but for
+  TensorRT-LLM's M = 1 rows: @74ee6cb sends M <= 4 to its batched GEMV instead
+  (fpA_intB_gemm_impl.h, ``weight_only_batched_gemv``), priced as ``dequant``;
+- ``marlin``: Marlin (IST-DASLab/marlin@512f1b1; Marlin/kernel_benchmark.py: ``groupsize =
+  -1``, one scale per output channel);
 - ``dequant`` (INT4 weights converted to FP16 in registers in the main loop, then tensor-core
-  MMA): FasterTransformer's and TensorRT-LLM's fpA_intB CUTLASS kernels (both through TVM's
-  CUTLASS BYOC, FasterTransformer/ and TenorrtLLM/lowprecision_kernels/cutlass_fpa_intb.py,
-  one FP16 scale per output channel, ``B: (N,)``, no zero points) and Marlin (Marlin/
-  kernel_benchmark.py: ``groupsize = -1``, one scale per output channel); ``group_size: 0``.
+  MMA, on the library tiles): TensorRT-LLM's GEMV. ``group_size: 0`` for all W4A16 sets.
 Not priced: vLLM's INT4 kernel (vLLM/kernel_benchmark.py calls ``ops.awq_gemm``: AWQ's fixed
 16 x 64/128 x 32 tile of 64 threads that dequantizes into shared memory, not a library-tiled
 GEMM); bitsandbytes NF4 (a 16-entry float code book, no lutcore kernel); every BitBLAS row (the
@@ -91,8 +96,11 @@ PROTOCOL = {
               "throttling')",
 }
 FP16_ACCUMULATE = {"act": "fp16", "accumulate": "fp16"}  # CUDA_R_16F, --accum=f16
-PER_CHANNEL = {"kernel": "dequant", "act": "fp16", "weight_bits": 4, "group_size": 0,
-               "zero_points": False}
+PER_CHANNEL = {"act": "fp16", "weight_bits": 4, "group_size": 0, "zero_points": False}
+# The kernel of each W4A16 provider and shape group (V: M = 1, M: M = 8192), docstring above
+W4A16_KERNEL = {("FasterTransformer", "V"): "fpa_intb", ("FasterTransformer", "M"): "fpa_intb",
+                ("TensorRTLLM", "V"): "dequant", ("TensorRTLLM", "M"): "fpa_intb",
+                ("Marlin", "V"): "marlin", ("Marlin", "M"): "marlin"}
 # (variable, provider title, shape group, set name, set keys) of the dense M = 8192 GEMMs, the
 # same variables and providers in both devices' files
 DENSE_M8192 = [
@@ -112,7 +120,8 @@ SETS = {
          FP16_ACCUMULATE),
         *DENSE_M8192,
         *[(variable, f"{provider}-W$_{{INT4}}$A$_{{FP16}}$", group,
-           f"{provider} W4A16, M = {1 if group == 'V' else 8192}", PER_CHANNEL)
+           f"{provider} W4A16, M = {1 if group == 'V' else 8192}",
+           {"kernel": W4A16_KERNEL[provider, group], **PER_CHANNEL})
           for group, variable in (("V", "s4_gemv_times_data"), ("M", "s4_gemm_times_data"))
           for provider in ("FasterTransformer", "TensorRTLLM", "Marlin")],
     ]),

@@ -83,10 +83,10 @@ def check(data: dict, name: str, *, known_device: bool = True) -> dict:
             raise ValueError(f"{name}: set {entry['name']!r}: best_of needs kind gemm and "
                              f"columns [tflops], got {entry['kind']} {entry['columns']}")
         groups = [key for key in ("group_size", "zero_points") if key in entry]
-        if groups and (entry["kind"] != "gemm" or entry.get("kernel") != "dequant"):
+        if groups and (entry["kind"] != "gemm" or entry.get("kernel") not in gpu.DEQUANT_KERNELS):
             raise ValueError(f"{name}: set {entry['name']!r}: {', '.join(groups)} need kind "
-                             f"gemm and kernel dequant, got {entry['kind']} "
-                             f"{entry.get('kernel', 'cublas')}")
+                             f"gemm and a kernel of {', '.join(gpu.DEQUANT_KERNELS)}, got "
+                             f"{entry['kind']} {entry.get('kernel', 'cublas')}")
         if "accumulate" in entry:
             _check_accumulate(name, entry)
         if known_device:
@@ -145,7 +145,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
     ``serial_epilogue`` (default false) and ``accumulate`` (default fp32) as ``gemm_latency``'s,
-    and a ``dequant`` set's
+    and a ``dequant`` / ``fpa_intb`` set's
     ``group_size`` (0: one scale per output channel) and ``zero_points`` (default
     ``gemm_latency``'s). A set with ``best_of`` (shapes
     [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is

@@ -11,8 +11,11 @@ from ._kernels import (
                        ACT_BYTES,
                        BANK_CONFLICT,
                        DEQUANT_GROUP,
+                       DEQUANT_KERNELS,
+                       FPA_INTB_DEQUANT,
                        KERNELS,
                        PRECOMPUTE,
+                       TENSOR_CORE_KERNELS,
                        WORK,
                        candidates,
                        check_kernel_accumulate,
@@ -46,10 +49,11 @@ from ._specs import (
                        with_double_registers,
                        with_lut_tensor_core,
 )
-from ._tiles import GemmLatency, Hardware, Occupancy, Work, tile_model
+from ._tiles import GemmLatency, Hardware, Occupancy, Work, cutlass_heuristic, tile_model
 
 __all__ = [
-    "ACCUMULATOR_BYTES", "ACT_BYTES", "BANK_CONFLICT", "DEQUANT_GROUP", "KERNELS", "PRECOMPUTE",
+    "ACCUMULATOR_BYTES", "ACT_BYTES", "BANK_CONFLICT", "DEQUANT_GROUP", "DEQUANT_KERNELS",
+    "FPA_INTB_DEQUANT", "KERNELS", "PRECOMPUTE", "TENSOR_CORE_KERNELS",
     "WORK", "candidates", "check_kernel_accumulate",
     "default_lut_bits", "expected_bank_conflict", "gemm_latency", "group_bytes", "hardware",
     "is_lut_kernel",
@@ -59,7 +63,7 @@ __all__ = [
     "LUT_ARRAY_1X",
     "LUT_SCALES", "RTX3090", "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
     "with_lut_tensor_core",
-    "GemmLatency", "Hardware", "Occupancy", "Work", "tile_model",
+    "GemmLatency", "Hardware", "Occupancy", "Work", "cutlass_heuristic", "tile_model",
 ]
 
 # end-to-end simulator

@@ -8,6 +8,13 @@ Kernels (``KERNELS``):
   zero point, per group of ``DEQUANT_GROUP`` weights, or of ``group_size``; 0: per output channel)
   read from DRAM and converted to ``act`` in registers by every MMA group that reads them
   (CUTLASS mixed-input GEMM, Marlin), then tensor-core MMA on the same library tiles;
+- ``fpa_intb``: FasterTransformer's / TensorRT-LLM's weight-only CUTLASS kernel (fpA_intB, as
+  TVM builds it): INT4 / INT8 weights with one FP16 scale per output channel (or group),
+  converted and scaled in registers in the main loop, on its own tiles, picked by its own
+  heuristic (``_tiles`` T6; ``FPA_INTB_DEQUANT``);
+- ``marlin``: Marlin (Frantar et al. 2024): INT4 weights converted in registers once per CTA
+  tile, the per-channel scale applied to the outputs, on its own tiles chosen by M, one
+  persistent CTA per SM (``_tiles`` T7; ``MARLIN_DEQUANT``);
 - ``lut_gemm``: LUT-GEMM (Park et al. 2023): FP16 activations, per group of ``LUT_GEMM_MU``
   activations a table of 2^mu partial sums built in shared memory by every threadblock; each
   weight bit-plane byte is one random shared-memory lookup plus a CUDA-core FMA; no tensor cores;
@@ -33,6 +40,7 @@ from lutcore.lut import make_scheme, op_counts
 
 from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec, check_accumulate
 from ._tiles import (
+    MARLIN_ROWS_PER_LAUNCH,
     SMEM_BANKS,
     STAGES,
     GemmLatency,
@@ -44,14 +52,16 @@ from ._tiles import (
     tile_model,
 )
 
-KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core")
+KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb", "marlin")
 PRECOMPUTE = ("fused", "separate")
 ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
 # Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 / INT32, or FP16 (PTX mma .f16 C/D
 # fragments pack two FP16 accumulators per 32-bit register).
 ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2}
 # Kernels whose MACs run on the MAC tensor cores, the only ones an accumulator format changes.
-TENSOR_CORE_KERNELS = ("cublas", "dequant")
+TENSOR_CORE_KERNELS = ("cublas", "dequant", "fpa_intb", "marlin")
+# Kernels that read quantized weights with group scales (``group_bytes``).
+DEQUANT_KERNELS = ("dequant", "fpa_intb", "marlin")
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
 # Dequantization per weight element (FasterTransformer's fast INT->FP16 conversion, Kim et al.
@@ -59,6 +69,16 @@ LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8
 # elements) from the packed bits, one HFMA2 on the FP16 pipe (half2, counted as 2 lanes in
 # ``fp16_lanes``) subtracts the magic number and scales both.
 DEQUANT_INT_OPS, DEQUANT_FP_OPS = 0.5, 1.0
+# fpA_intB per weight element, (INT32, FP16 lanes), tlc-pack/cutlass_fpA_intB_gemm@390e821
+# interleaved_numeric_conversion.h and mma_tensorop_dequantizer.h: INT4 -> FP16 takes a shift
+# and 4 LOP3 (INT32) and 2 HSUB2 + 2 HFMA2 (FP16, 2 lanes each) per 8 weights, INT8 -> FP16 2
+# PRMT and 2 HSUB2 per 4; the scale one HMUL2 per 2 weights. A thread loads a W fragment 128 /
+# bits deep in K (default_mma_tensor_op.h: 32 for INT4) and converts it at each k16 MMA step
+# that reads it (dq_mma_multistage.h): INT4 weights twice.
+FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
+# Marlin per INT4 weight (marlin_cuda_kernel.cu ``dequant``): a shift and 4 LOP3, 2 HSUB2 + 2
+# HFMA2 per 8 weights, once per CTA tile; group scales add 2 HMUL2 per 4 weights (``scale``).
+MARLIN_DEQUANT, MARLIN_GROUP_SCALE = (5 / 8, 8 / 8), 4 / 4
 # Group-wise quantization: one FP16 scale per 128 weights (the GPTQ / AWQ default group size);
 # asymmetric schemes add a 16-bit zero point per group (e.g. tinygemm's scales_and_zeros, a
 # bfloat16 pair per group: gpt-fast quantize.py, WeightOnlyInt4Linear).
@@ -97,7 +117,22 @@ WORK = {
                      lookup_mu=LUT_GEMM_MU, lookup_conflict=BANK_CONFLICT,
                      lookup_fp_ops=LOOKUP_FP_OPS),
     "lut_tensor_core": Work(tiles=("custom", (2, 4, 8, 16, 32, 64), (64, 128, 256, 512))),
+    "fpa_intb": Work(tiles=("fpa_intb",), dequant_ops=FPA_INTB_DEQUANT[4],
+                     selection="cutlass_heuristic"),
+    "marlin": Work(tiles=("marlin",), dequant_ops=MARLIN_DEQUANT, selection="marlin",
+                   ctas_per_sm=1, rows_per_launch=MARLIN_ROWS_PER_LAUNCH),
 }
+
+
+def kernel_work(kernel: str, weight_bits: int, group_size: int = DEQUANT_GROUP) -> Work:
+    """``WORK[kernel]`` for ``weight_bits``-bit weights in groups of ``group_size`` (0: per
+    channel): fpA_intB's conversions depend on the width, Marlin's on the scales' place."""
+    if kernel == "fpa_intb":
+        return WORK[kernel]._replace(dequant_ops=FPA_INTB_DEQUANT[weight_bits])
+    if kernel == "marlin" and group_size:
+        int_ops, fp_ops = MARLIN_DEQUANT
+        return WORK[kernel]._replace(dequant_ops=(int_ops, fp_ops + MARLIN_GROUP_SCALE))
+    return WORK[kernel]
 
 
 def candidates(kernel: str) -> dict[str, np.ndarray]:
@@ -150,6 +185,10 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
     if kernel == "cublas" and weight_bits != 8 * ACT_BYTES[act]:
         raise ValueError(f"cublas needs weights in the activation format ({act}: weight_bits "
                          f"{8 * ACT_BYTES[act]}), got weight_bits={weight_bits}")
+    if kernel == "fpa_intb" and weight_bits not in FPA_INTB_DEQUANT:
+        raise ValueError(f"fpa_intb weight_bits must be one of 4, 8, got {weight_bits}")
+    if kernel == "marlin" and weight_bits != 4:
+        raise ValueError(f"marlin weight_bits must be 4, got {weight_bits}")
     if kernel != "cublas" and weight_bits not in (1, 2, 3, 4, 8):
         raise ValueError(f"{kernel} weight_bits must be one of 1, 2, 3, 4, 8, got {weight_bits}")
     if kernel == "lut_gemm" and act != "fp16":
@@ -195,7 +234,7 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
     else:
         a_bytes = ACT_BYTES[act]
         macs = gpu.tensor_macs(act, accumulate) * gpu.efficiency(act)
-        if kernel == "dequant":
+        if kernel in DEQUANT_KERNELS:
             w_bytes += group_bytes(group_size, zero_points)
     values = dict(
         sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[inputs], registers=gpu.registers,
@@ -268,8 +307,8 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     hw = hardware(gpu, kernel, act, weight_bits, lut_bits, inputs, group_size=group_size,
                   zero_points=zero_points, accumulate=accumulate)
     result = _bucketed(hw, m, n, k,
-                       WORK[kernel]._replace(persistent=persistent,
-                                               serial_store=serial_epilogue))
+                       kernel_work(kernel, weight_bits, group_size)._replace(persistent=persistent,
+                                                                 serial_store=serial_epilogue))
     if kernel != "lut_tensor_core" or precompute == "fused":
         return result
     pre = precompute_seconds(gpu, np.broadcast_to(m, np.shape(result.seconds)), k, lut_bits)

@@ -50,6 +50,16 @@ T5 Epilogue: by default a tile's output store overlaps the MMAs (co-resident CTA
    store, neither an overlapped nor an L2-rate one) does; cuBLAS's H100 kernels (the
    compute-bound GEMMs of measured/vidur_h100.yaml: a serial store biases them from -8 % to
    +9 % as the output's share grows; overlapped, flat) do not.
+T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, as TVM builds
+   them: tlc-pack/cutlass_fpA_intB_gemm@390e821 and @74ee6cb, cutlass_heuristic.cc and
+   fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
+   along N (warp tile = the CTA's rows x 32), 2-4 stages, no split-K (TVM passes no
+   workspace); a heuristic, not the fastest tile, picks one (``cutlass_heuristic``).
+T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
+   CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
+   k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
+   M: 16 x 128 x 128 for M <= 16 (2 warps along N x 4 along K), else (16 x min(ceil(M / 16), 4))
+   x 256 x 64 (4 along N x 2 along K); at most 1024 rows per launch (``MARLIN_ROWS_PER_LAUNCH``).
 """
 
 from __future__ import annotations
@@ -69,6 +79,9 @@ FRAGMENT_K = 16  # k elements of A/W fragments held in registers per step (mma k
 MAX_THREADS_PER_SM = 2048  # CUDA Programming Guide, compute capability 8.x / 9.0
 MAX_CTAS_PER_SM = 32  # idem (8.0, 9.0)
 SMEM_BANKS = 32  # 32 banks x 4 bytes (CUDA C++ Best Practices Guide, "Shared Memory")
+# "CUDA reserves 1 KB of shared memory per thread block" (NVIDIA Ampere and Hopper Tuning
+# Guides, "Unified Shared Memory/L1/Texture Cache"): an SM of 164 KB holds 2 CTAs of 81 KB
+SMEM_RESERVED = 1024
 SPLITS = (1, 2, 4, 8, 16)
 # T1: (tm, tn, tk, stages, warps along M, warps along N) of the SM80 tensor-core library tiles
 SM80_TILES = ((256, 128, 32, 3, 4, 2), (128, 256, 32, 3, 2, 4), (256, 64, 32, 4, 4, 1),
@@ -82,6 +95,12 @@ SM80_TILES = ((256, 128, 32, 3, 4, 2), (128, 256, 32, 3, 2, 4), (256, 64, 32, 4,
 # T2: (tm, tn) of the SM90 warpgroup tiles, k-slab 64
 SM90_TILES = ((64, 64), (64, 128), (64, 256), (128, 64), (128, 128), (128, 256), (256, 128))
 SM90_TK = 64
+# T6: fpA_intB's CTA rows (x 128 columns x k-slab 64, warps 1 x 4) and stages, in the order
+# its heuristic visits them (cutlass_heuristic.cc, get_candidate_configs)
+FPA_INTB_ROWS, FPA_INTB_STAGES = (32, 64, 128), (2, 3, 4)
+# T7: Marlin's (tm, tn, tk, warp tile columns): the M <= 16 tile, then 1-4 blocks of 16 rows
+MARLIN_TILES = ((16, 128, 128, 64), *((16 * b, 256, 64, 64) for b in (1, 2, 3, 4)))
+MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's default)
 
 
 class Hardware(NamedTuple):
@@ -118,7 +137,11 @@ class Work(NamedTuple):
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
     (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
     kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
-    ``serial_store``: the SM90 tiles store their output after their mainloop (T5)."""
+    ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
+    ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6) or
+    ``"marlin"`` (by M, T7); ``ctas_per_sm``: a fixed residency (0: as resources allow);
+    ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
+    launch)."""
 
     tiles: tuple = ("library",)
     lookup_mu: int = 0
@@ -127,6 +150,9 @@ class Work(NamedTuple):
     dequant_ops: tuple = (0.0, 0.0)
     persistent: bool = True
     serial_store: bool = False
+    selection: str = "fastest"
+    ctas_per_sm: int = 0
+    rows_per_launch: int = 0
 
 
 class Occupancy(NamedTuple):
@@ -209,6 +235,24 @@ def custom_candidates(warp_m: tuple, warp_n: tuple) -> dict[str, np.ndarray]:
     return _table(rows)
 
 
+@functools.cache
+def fpa_intb_candidates() -> dict[str, np.ndarray]:
+    """T6 tiles, in the heuristic's order (group 0: mma.sync code runs on SM80 and SM90)."""
+    return _table([(tm, 128, 64, stages, tm, 32, 4, 0, 1, 0)
+                   for tm, stages in itertools.product(FPA_INTB_ROWS, FPA_INTB_STAGES)])
+
+
+@functools.cache
+def marlin_candidates() -> dict[str, np.ndarray]:
+    """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages."""
+    return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1) for tm, tn, tk, wn in MARLIN_TILES])
+
+
+def marlin_tile(m):
+    """Index into ``marlin_candidates`` of the tile Marlin runs for M rows (of one launch)."""
+    return jnp.where(m <= 16, 0, jnp.minimum(jnp.ceil(m / 16), 4)).astype(int)
+
+
 def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
     """Registers, stages, shared memory and resident CTAs of every candidate ``c`` on ``hw``."""
     group = jnp.maximum(c["group"], 1.0)
@@ -226,13 +270,15 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
         smem = slab + stages * c["tn"] * c["tk"] * hw.w_bytes
     else:
         slab = c["tk"] * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
-        fit = jnp.floor(hw.smem / slab)
+        fit = jnp.floor((hw.smem - SMEM_RESERVED) / slab)
         stages = jnp.where(c["stages"] > 0, c["stages"], jnp.clip(fit, 2, MAX_STAGES))
         smem = stages * slab
     ctas = jnp.minimum(
         jnp.minimum(jnp.floor(hw.registers / (4 * registers * threads)),
-                    jnp.floor(hw.smem / smem)),
+                    jnp.floor(hw.smem / (smem + SMEM_RESERVED))),
         jnp.minimum(jnp.floor(MAX_THREADS_PER_SM / threads), MAX_CTAS_PER_SM))
+    if work.ctas_per_sm:
+        ctas = jnp.minimum(ctas, work.ctas_per_sm)
     arch = (c["group"] == 0) | (c["group"] == hw.mma_warps)
     feasible = arch & (registers <= hw.max_registers_per_thread) & (ctas >= 1)
     return Occupancy(registers=registers, accumulators=accumulators, threads=threads,
@@ -327,18 +373,50 @@ def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
             (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
 
 
-def select(total, values: dict) -> dict:
-    """The entries of ``values`` (candidate arrays, last axis) at the candidate of least
-    ``total``."""
-    best = jnp.argmin(total, axis=-1)[..., None]
+def select(total, values: dict, best=None) -> dict:
+    """The entries of ``values`` (candidate arrays, last axis) at candidate ``best`` (an index
+    per point), by default the one of least ``total``."""
+    best = (jnp.argmin(total, axis=-1) if best is None else best)[..., None]
     return {name: jnp.take_along_axis(jnp.broadcast_to(x, total.shape), best, axis=-1)[..., 0]
             for name, x in values.items()}
+
+
+def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
+    """The candidate index fpA_intB runs (T6: estimate_best_config_from_occupancies, split-K 1):
+    visiting the candidates in order, the least wave-quantization score ceil(w) - w of w =
+    CTAs / (resident CTAs x SMs), in float32 as the C++; a later candidate with fewer whole
+    waves wins within 0.1 of the best score; on a tie, more stages or more rows win; once a
+    tile is chosen, taller tiles are skipped for an M below its rows. m, n: [..., 1]."""
+    f32 = jnp.float32
+    best = jnp.full(jnp.broadcast_shapes(m.shape, n.shape)[:-1], -1)
+    score, waves = jnp.ones(best.shape, f32), jnp.full(best.shape, jnp.inf, f32)
+    rows, stages = jnp.zeros(best.shape), jnp.zeros(best.shape)
+    for i in range(len(c["tm"])):
+        tm, ctas = c["tm"][i], (jnp.ceil(m[..., 0] / c["tm"][i])
+                                * jnp.ceil(n[..., 0] / c["tn"][i])).astype(f32)
+        per_wave = (occ.ctas[..., i] * sms).astype(f32)
+        whole = jnp.ceil(ctas / per_wave)
+        s = whole - ctas / per_wave
+        chosen = best >= 0
+        visit = occ.feasible[..., i] & ~(chosen & (m[..., 0] < rows) & (rows < tm))
+        better = (s < score) | ((waves > whole) & (s < score + f32(0.1)))
+        tie = (s == score) & ((stages < c["stages"][i]) | (rows < tm))
+        take = visit & (better | tie)
+        score = jnp.where(visit & better, s, score)
+        waves = jnp.where(take, whole, waves)
+        best, rows = jnp.where(take, i, best), jnp.where(take, tm, rows)
+        stages = jnp.where(take, c["stages"][i], stages)
+    return jnp.maximum(best, 0)  # none resident: candidate 0, whose total is inf
 
 
 def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
     """The candidate table of a ``Work.tiles`` description."""
     if tiles[0] == "library":
         return library_candidates()
+    if tiles[0] == "fpa_intb":
+        return fpa_intb_candidates()
+    if tiles[0] == "marlin":
+        return marlin_candidates()
     return custom_candidates(*tiles[1:])
 
 
@@ -349,6 +427,8 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
     shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
     m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
+    launches = jnp.ceil(m / work.rows_per_launch) if work.rows_per_launch else 1.0
+    m = m / launches
     c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
     occ = occupancy(hw, c, work)
     k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
@@ -371,12 +451,15 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
              + hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ))
     total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
-    scale = tiles_per_sm / hw.clock
-    picked = select(total, {
-        "seconds": total, "compute": pipes.compute * scale, "cuda_core": pipes.cuda_core * scale,
-        "smem": pipes.smem * scale, "l2": moved.l2_bytes / hw.l2_bandwidth,
-        "dram": moved.dram_bytes / hw.dram_bandwidth, "waves": moved.waves,
+    scale = tiles_per_sm / hw.clock * launches
+    best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
+            "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms)}[work.selection]()
+    picked = select(total * launches, {
+        "seconds": total * launches, "compute": pipes.compute * scale,
+        "cuda_core": pipes.cuda_core * scale, "smem": pipes.smem * scale,
+        "l2": moved.l2_bytes / hw.l2_bandwidth * launches,
+        "dram": moved.dram_bytes / hw.dram_bandwidth * launches, "waves": moved.waves * launches,
         "tile_m": c["tm"], "tile_n": c["tn"], "tile_k": c["tk"], "warp_m": c["wm"],
         "warp_n": c["wn"], "split_k": c["split"],
-        "registers": occ.registers})
+        "registers": occ.registers}, best)
     return GemmLatency(precompute=jnp.zeros(shape), **picked)

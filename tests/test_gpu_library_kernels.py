@@ -1,0 +1,113 @@
+"""The weight-only library kernels as their sources build them (lutcore.gpu._tiles T6, T7):
+fpA_intB's tile heuristic against a plain transcription of its C++ and hand-worked picks,
+Marlin's tile by M and its launches of at most 1024 rows, and the shared memory CUDA keeps
+per CTA."""
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lutcore.gpu as gpu
+from lutcore.gpu import _tiles
+
+CANDIDATES = _tiles.fpa_intb_candidates()
+SMS = 108  # A100
+
+
+def scalar_heuristic(m: int, n: int, resident: list[int], sms: int = SMS) -> int:
+    """estimate_best_config_from_occupancies (cutlass_heuristic.cc), split-K 1, written as the
+    C++ reads: one candidate after another, if / else if, float32 arithmetic."""
+    f32 = np.float32
+    best, score, waves, cur_m, best_stages = -1, f32(1.0), math.inf, 0, -1
+    for i, occ in enumerate(resident):
+        tile_m, stages = int(CANDIDATES["tm"][i]), int(CANDIDATES["stages"][i])
+        if occ == 0:
+            continue
+        if best != -1 and m < cur_m and cur_m < tile_m:
+            continue
+        ctas = math.ceil(m / tile_m) * math.ceil(n / 128)
+        per_wave = occ * sms
+        whole = math.ceil(ctas / per_wave)
+        s = f32(whole) - f32(ctas) / f32(per_wave)
+        if s < score or (waves > whole and s < score + f32(0.1)):
+            best, score, waves, cur_m, best_stages = i, s, whole, tile_m, stages
+        elif s == score and (best_stages < stages or cur_m < tile_m):
+            best, waves, cur_m, best_stages = i, whole, tile_m, stages
+    return best
+
+
+def vector_heuristic(m, n, resident) -> np.ndarray:
+    resident = np.asarray(resident, float)
+    occ = _tiles.Occupancy(registers=None, accumulators=None, threads=None, stages=None,
+                           smem=None, ctas=jnp.maximum(resident, 1.0), feasible=resident > 0)
+    c = {name: jnp.asarray(v) for name, v in CANDIDATES.items()}
+    m, n = (jnp.asarray(np.atleast_1d(x), float)[:, None] for x in (m, n))
+    return np.asarray(gpu.cutlass_heuristic(m, n, c, occ, SMS))
+
+
+@pytest.mark.parametrize("m, n, resident, expected", [
+    # 8192 x 14336: the 32-row tile at 4 stages, 4 CTAs per SM, leaves 0.63 of a wave idle,
+    # less than any other (0.75 for 32 / 64 rows at 6 / 3 CTAs, 0.81 for 128 rows at 2)
+    (8192, 14336, [6, 6, 4, 3, 3, 3, 2, 2, 2], 2),
+    # with 6 CTAs at 4 stages too, 64 rows tie at 0.75 and win the tie (more rows); 128 rows
+    # score 0.81 but need 34 whole waves against 45, within 0.1: the 128-row tile, 4 stages
+    (8192, 14336, [6, 6, 6, 3, 3, 3, 2, 2, 2], 8),
+    # M = 1: the 32-row tile at the fewest CTAs (4 stages); taller tiles are never visited
+    (1, 16384, [9, 6, 4, 6, 4, 3, 3, 2, 2], 2),
+])
+def test_hand_worked_fpa_intb_picks(m, n, resident, expected):
+    assert scalar_heuristic(m, n, resident) == expected
+    assert vector_heuristic(m, n, resident)[0] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 20000), n=st.integers(1, 60000),
+       resident=st.lists(st.integers(0, 9), min_size=9, max_size=9))
+def test_the_vectorized_heuristic_is_the_cpp_one(m, n, resident):
+    expected = scalar_heuristic(m, n, resident)
+    assert vector_heuristic(m, n, resident)[0] == max(expected, 0)
+
+
+def test_a_cta_pays_the_shared_memory_cuda_reserves():
+    """fpA_intB 32 x 128 x 64, INT4, 4 stages: 33,280 bytes of slabs and 1 KiB reserved fit 4
+    times in the A100's 164 KiB (5 times without the reservation); registers would allow 6."""
+    occ = gpu.tile_occupancy(gpu.A100, "fpa_intb", (32, 128, 64), (32, 32), weight_bits=4,
+                             stages=4)
+    assert float(occ.smem) == 4 * 64 * (32 * 2 + 128 * (0.5 + 2 / 128))
+    assert float(occ.ctas) == 4
+    assert 164 * 1024 // (float(occ.smem) + 1024) == 4 < 164 * 1024 // float(occ.smem)
+
+
+@pytest.mark.parametrize("m, rows", [(1, 16), (16, 16), (17, 32), (33, 48), (64, 64),
+                                     (1024, 64), (8192, 64)])
+def test_marlin_takes_its_tile_by_m(m, rows):
+    latency = gpu.gemm_latency(gpu.A100, "marlin", m, 8192, 8192, weight_bits=4)
+    assert float(latency.tile_m) == rows
+    assert float(latency.tile_n) == (128 if m <= 16 else 256)
+
+
+def test_marlin_runs_m_beyond_1024_rows_as_launches_of_equal_rows():
+    one = gpu.gemm_latency(gpu.A100, "marlin", 1024, 14336, 14336, weight_bits=4)
+    eight = gpu.gemm_latency(gpu.A100, "marlin", 8192, 14336, 14336, weight_bits=4)
+    assert float(eight.seconds) == pytest.approx(8 * float(one.seconds), rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel, bits", [("fpa_intb", 2), ("marlin", 8)])
+def test_library_kernels_reject_widths_they_lack(kernel, bits):
+    with pytest.raises(ValueError, match=f"{kernel} weight_bits must be"):
+        gpu.gemm_latency(gpu.A100, kernel, 1, 4096, 4096, weight_bits=bits)
+
+
+def test_fpa_intb_converts_int4_weights_at_twice_the_int8_cost_on_the_same_tile():
+    """INT4 fragments span k32 and are converted at both k16 steps (1.25 INT32 ops and 4 FP16
+    lanes a weight); INT8 ones once (0.5 and 2): where both pick the same tile, the CUDA-core
+    time is the INT32 pipe's for INT4 (1.25 / 64) and either pipe's for INT8 (0.5 / 64)."""
+    m, n, k = 8192, 8192, 8192
+    int4 = gpu.gemm_latency(gpu.A100, "fpa_intb", m, n, k, weight_bits=4, group_size=0)
+    int8 = gpu.gemm_latency(gpu.A100, "fpa_intb", m, n, k, weight_bits=8, group_size=0)
+    assert float(int4.tile_m) == float(int8.tile_m)
+    assert float(int4.cuda_core) / float(int8.cuda_core) == pytest.approx(1.25 / 0.5, rel=1e-9)
