@@ -239,6 +239,19 @@ def _activation(llm, deployment: Deployment, rows, ffn) -> Operator:
                    fresh_elements=rows * read * separate)
 
 
+def _precompute(name: str, rows, width, deployment: Deployment) -> Operator:
+    """The table precompute of a LUT GEMM whose activations are rows x width: a kernel of its
+    own (``"separate"``) or the producer writing tables instead of activations (``"fused"``)."""
+    tables, adds = lut_table_bytes(deployment.table_bits), lut_precompute_adds()
+    if deployment.precompute == "separate":
+        return Operator(f"{name}_precompute", "memory",
+                        dram_bytes=rows * width * (FP16_BYTES + tables),
+                        cuda_flops=rows * width * adds)
+    return Operator(f"{name}_precompute", "memory",
+                    dram_bytes=rows * width * (tables - FP16_BYTES),
+                    cuda_flops=rows * width * adds, launches=0.0)
+
+
 def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool,
                     split=None, kv_bytes=None) -> list[Operator]:
     """The operators of one decoder layer on one GPU, in execution order.
@@ -260,18 +273,8 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
     ops: list[Operator] = []
 
     def precompute(name, width):
-        """The table precompute of a LUT GEMM whose activations are rows x width."""
-        if not is_lut or deployment.precompute == "none":
-            return
-        tables, adds = lut_table_bytes(deployment.table_bits), lut_precompute_adds()
-        if deployment.precompute == "separate":
-            ops.append(Operator(f"{name}_precompute", "memory",
-                                dram_bytes=rows * width * (FP16_BYTES + tables),
-                                cuda_flops=rows * width * adds))
-        else:  # the producer writes tables instead of activations, in the same kernel
-            ops.append(Operator(f"{name}_precompute", "memory",
-                                dram_bytes=rows * width * (tables - FP16_BYTES),
-                                cuda_flops=rows * width * adds, launches=0.0))
+        if is_lut and deployment.precompute != "none":
+            ops.append(_precompute(name, rows, width, deployment))
 
     def all_reduce(name, needed=1.0):
         # Megatron-LM: the row-parallel GEMM's partial sums; a no-op (no launch) on one GPU or

@@ -183,9 +183,23 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     sign2 = jnp.where(sub2, carry2 == sign_t, sign_t)
     e_tent = jnp.where(bypass, jnp.maximum(e_min, 0), e_w)
 
-    # Normalization: leading-zero count over 2P+S+5 bits, capped at the subnormal exponent.
-    width = widths.normalizer
     lower = (~sub2 & carry2).astype(jnp.uint64) << w2 | sum2
+    e_fin, mantissa, low_bits = _normalize(widths, p, lower, e_tent)
+
+    # Sticky bit, with the two overrides where the second adder reverses the first's direction.
+    sticky = (low_bits != 0) | (sticky2 & ~bypass) | sticky1
+    sticky &= ~(sticky1 & ~sticky2 & (low_bits == 0) & ~z_min & (sub1 != sub2))
+    # A result rounding up from zero takes the sign the zero cases give it (``sign_zero``).
+    bits, flags = _round(dst, p, e_fin, mantissa, sticky, rounding, sign2,
+                         z_max, sign_zero, sub2)
+    return RtlResult(bits, flags, sticky1)
+
+
+def _normalize(widths, p: int, lower, e_tent):
+    """(exponent, P + 1 kept mantissa bits: hidden one, P - 1 fraction, round; the bits below)
+    of the second adder's sum ``lower`` at tentative exponent ``e_tent``: a leading-zero count
+    over 2P+S+5 bits, capped at the subnormal exponent, then one correcting shift."""
+    one, width, w2 = jnp.uint64(1), widths.normalizer, widths.second_adder
     lzc = lax.clz(lower).astype(jnp.int64) - (64 - width)
     normal = (e_tent - lzc + 1 > 0) & (lower != 0)
     shamt = jnp.where(normal, jnp.maximum(lzc - 1, 0), jnp.maximum(e_tent - 1, 0))
@@ -196,15 +210,15 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     left = ~over & ~msb & (e_norm > 1)         # one short: shift left once
     kept = jnp.where(over, shifted >> 1, jnp.where(left, shifted << 1, shifted)) & _mask(w2)
     e_fin = jnp.where(over, e_norm + 1, jnp.where(msb, e_norm, jnp.where(left, e_norm - 1, 0)))
-    low = p + p_src + 3
-    mantissa = kept >> low                     # P + 1 bits: hidden one, P-1 fraction, round
-    low_bits = kept & _mask(low)
+    low = p + widths.p_src + 3
+    return e_fin, kept >> low, kept & _mask(low)
 
-    # Sticky bit, with the two overrides where the second adder reverses the first's direction.
-    sticky = (low_bits != 0) | (sticky2 & ~bypass) | sticky1
-    sticky &= ~(sticky1 & ~sticky2 & (low_bits == 0) & ~z_min & (sub1 != sub2))
 
-    # Round to the destination format (fpnew_rounding); overflow enters as max finite + R + S.
+def _round(dst: FPFormat, p: int, e_fin, mantissa, sticky, rounding, sign, z_max, sign_zero,
+           sub2):
+    """(bits, flags) of the normalized result rounded to ``dst`` (fpnew_rounding); overflow
+    enters as max finite + R + S."""
+    one = jnp.uint64(1)
     e_bits, m_bits = dst.exp_bits, dst.man_bits
     cut = p - 1 - m_bits                       # fraction bits the format drops, + the round bit
     of_before = e_fin >= (1 << e_bits) - 1
@@ -214,7 +228,7 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     round_bit = (((mantissa >> cut) & one) == 1) | of_before
     sticky_bit = ((mantissa & _mask(cut)) != 0) | sticky | of_before
     inexact = round_bit | sticky_bit
-    sign = jnp.where(z_max & (pre_abs == 0) & inexact, sign_zero, sign2)
+    sign = jnp.where(z_max & (pre_abs == 0) & inexact, sign_zero, sign)
     rounded = pre_abs + rounding_increment(rounding, sign, (pre_abs & one) == 1, round_bit,
                                            sticky_bit).astype(jnp.uint64)
     sign = jnp.where((pre_abs == 0) & ~inexact & sub2, is_rounding(rounding, "rdn"), sign)
@@ -223,4 +237,4 @@ def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLan
     flags = (jnp.where(overflow, FLAG_OF | FLAG_NX, 0) | jnp.where(inexact, FLAG_NX, 0)
              | jnp.where((field == 0) & inexact, FLAG_UF, 0))
     bits = sign.astype(jnp.uint64) << (dst.width - 1) | rounded
-    return RtlResult(bits.astype(dst.dtype), flags.astype(jnp.uint8), sticky1)
+    return bits.astype(dst.dtype), flags.astype(jnp.uint8)
