@@ -111,3 +111,18 @@ def test_fpa_intb_converts_int4_weights_at_twice_the_int8_cost_on_the_same_tile(
     int8 = gpu.gemm_latency(gpu.A100, "fpa_intb", m, n, k, weight_bits=8, group_size=0)
     assert float(int4.tile_m) == float(int8.tile_m)
     assert float(int4.cuda_core) / float(int8.cuda_core) == pytest.approx(1.25 / 0.5, rel=1e-9)
+
+
+def test_marlin_scales_groups_in_the_main_loop_and_channels_in_the_epilogue():
+    """Per-channel scales multiply Marlin's outputs once; group scales add 2 HMUL2 per 4
+    weights to the FP16 pipe (1 lane a weight becomes 2) and their bytes to the stream; the
+    conversions stay bound by the INT32 pipe (5/8 of an op a weight on 64 lanes against 2 lanes
+    on 256), so only the bytes slow it down."""
+    per_channel = gpu.gemm_latency(gpu.A100, "marlin", 4096, 8192, 8192, weight_bits=4,
+                                   group_size=0)
+    grouped = gpu.gemm_latency(gpu.A100, "marlin", 4096, 8192, 8192, weight_bits=4,
+                               group_size=128)
+    assert float(grouped.cuda_core) == float(per_channel.cuda_core)
+    assert float(grouped.dram) > float(per_channel.dram)
+    assert float(grouped.seconds) > float(per_channel.seconds)
+    assert gpu.hardware(gpu.A100, "fpa_intb", "fp16", 4, group_size=128).w_bytes == 0.5 + 2 / 128
