@@ -126,3 +126,16 @@ def test_marlin_scales_groups_in_the_main_loop_and_channels_in_the_epilogue():
     assert float(grouped.dram) > float(per_channel.dram)
     assert float(grouped.seconds) > float(per_channel.seconds)
     assert gpu.hardware(gpu.A100, "fpa_intb", "fp16", 4, group_size=128).w_bytes == 0.5 + 2 / 128
+
+
+@pytest.mark.parametrize("kernel, bits, group", [("fpa_intb", 4, 0), ("fpa_intb", 8, 0),
+                                                 ("marlin", 4, 0), ("marlin", 4, 128)])
+def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kernel, bits, group):
+    """The simulator's operator graph keeps the width and groups of the kernels whose instruction
+    mix follows them: a projection costs what ``gemm_latency`` gives for that width."""
+    rows, llm = 64, gpu.LLMS["llama2-7b"]
+    deployment = gpu.Deployment(kernel=kernel, weight_bits=bits, group_size=group)
+    parts = gpu.layer_breakdown(gpu.A100, llm, deployment, gpu.workload(1, rows), launch=0.0)
+    down = gpu.gemm_latency(gpu.A100, kernel, rows, 4096, 11008, weight_bits=bits,
+                            group_size=group)
+    assert float(parts["ffn_down"]) == pytest.approx(float(down.seconds), rel=1e-9)

@@ -124,6 +124,10 @@ WORK = {
 }
 
 
+# Kernels whose ``Work`` depends on the weight width or the scales' groups (``kernel_work``).
+WIDTH_DEPENDENT_KERNELS = ("fpa_intb", "marlin")
+
+
 def kernel_work(kernel: str, weight_bits: int, group_size: int = DEQUANT_GROUP) -> Work:
     """``WORK[kernel]`` for ``weight_bits``-bit weights in groups of ``group_size`` (0: per
     channel): fpA_intB's conversions depend on the width, Marlin's on the scales' place."""

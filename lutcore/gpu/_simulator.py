@@ -36,7 +36,16 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ._kernels import DEQUANT_GROUP, WORK, Hardware, check_kernel, hardware, is_lut_kernel
+from ._kernels import (
+    DEQUANT_GROUP,
+    WIDTH_DEPENDENT_KERNELS,
+    WORK,
+    Hardware,
+    check_kernel,
+    hardware,
+    is_lut_kernel,
+    kernel_work,
+)
 from ._operators import (
     KV_BYTES,
     Deployment,
@@ -159,7 +168,8 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
         n, k = (_stacked([getattr(op, f) for op in group], shape) for f in "nk")
         if kind == "gemm":
             m = _stacked([op.m for op in group], shape)
-            tiles = tile_model(mach.projection, m, n, k, work=WORK[deployment.kernel]).seconds
+            work = kernel_work(deployment.kernel, deployment.weight_bits, deployment.group_size)
+            tiles = tile_model(mach.projection, m, n, k, work=work).seconds
             tiles = tiles * _stacked([op.count for op in group], shape)
         else:
             m = _stacked([op.m * op.count for op in group], shape)
@@ -181,11 +191,14 @@ def _graph(deployment: Deployment) -> Deployment:
     """The deployment as the operator graph sees it: the weight width and its quantization
     groups, the tensor-parallel degree, the KV-cache format, the step overhead, the row
     kernels and (but for LUT kernels, whose tables it sizes) the activation format only enter
-    the ``Machine``, so one compilation serves them all."""
+    the ``Machine``, so one compilation serves them all; the library kernels whose instruction
+    mix follows the width and groups (``WIDTH_DEPENDENT_KERNELS``) keep them."""
     activation = deployment.activation if is_lut_kernel(deployment.kernel) else "fp16"
-    return dataclasses.replace(deployment, weight_bits=16, tensor_parallel=1,
-                               kv_cache="fp16", step_overhead=0.0, activation=activation,
-                               row_kernels="vectorized", group_size=DEQUANT_GROUP,
+    keep = deployment.kernel in WIDTH_DEPENDENT_KERNELS
+    return dataclasses.replace(deployment, weight_bits=deployment.weight_bits if keep else 16,
+                               tensor_parallel=1, kv_cache="fp16", step_overhead=0.0,
+                               activation=activation, row_kernels="vectorized",
+                               group_size=deployment.group_size if keep else DEQUANT_GROUP,
                                zero_points=False)
 
 
