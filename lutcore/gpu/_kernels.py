@@ -296,7 +296,7 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     ``"zeros"`` (synthetic benchmarks; a power-limited GPU clocks higher on them);
     persistent: persistent stream-K kernels are candidates (False: a grid of one CTA per output
     tile, each paying its own pipeline fill and epilogue); group_size, zero_points: the
-    ``dequant`` kernel's quantization groups (``group_bytes``); serial_epilogue: the Hopper
+    quantization groups of the ``DEQUANT_KERNELS`` (``group_bytes``); serial_epilogue: the Hopper
     (SM90) tiles store their output after their mainloop at the DRAM rate instead of under it
     (a kernel that does not overlap its epilogue, e.g. DeepGEMM's; ``_tiles`` T5);
     accumulate: the tensor-core accumulators of a ``cublas`` / ``dequant`` kernel, ``"fp32"``

@@ -131,8 +131,9 @@ class Hardware(NamedTuple):
 
 class Work(NamedTuple):
     """A kernel as the tile model sees it (hashable: a static argument of ``tile_model``).
-    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles or ``("custom", warp_m,
-    warp_n)`` for kernel-specific warp tiles (``custom_candidates``); ``lookup_mu`` > 0 for
+    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles, ``("fpa_intb",)`` /
+    ``("marlin",)`` for those kernels' own (T6, T7), or ``("custom", warp_m, warp_n)`` for
+    kernel-specific warp tiles (``custom_candidates``; ``CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
     LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
     (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
@@ -409,15 +410,14 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
     return jnp.maximum(best, 0)  # none resident: candidate 0, whose total is inf
 
 
+# ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
+CANDIDATE_TABLES = {"library": library_candidates, "fpa_intb": fpa_intb_candidates,
+                    "marlin": marlin_candidates, "custom": custom_candidates}
+
+
 def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
     """The candidate table of a ``Work.tiles`` description."""
-    if tiles[0] == "library":
-        return library_candidates()
-    if tiles[0] == "fpa_intb":
-        return fpa_intb_candidates()
-    if tiles[0] == "marlin":
-        return marlin_candidates()
-    return custom_candidates(*tiles[1:])
+    return CANDIDATE_TABLES[tiles[0]](*tiles[1:])
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
