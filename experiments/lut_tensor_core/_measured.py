@@ -145,7 +145,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
     ``serial_epilogue`` (default false) and ``accumulate`` (default fp32) as ``gemm_latency``'s,
-    and a ``dequant`` / ``fpa_intb`` set's
+    and a ``gpu.DEQUANT_KERNELS`` set's
     ``group_size`` (0: one scale per output channel) and ``zero_points`` (default
     ``gemm_latency``'s). A set with ``best_of`` (shapes
     [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is

@@ -124,19 +124,22 @@ WORK = {
 }
 
 
-# Kernels whose ``Work`` depends on the weight width or the scales' groups (``kernel_work``).
-WIDTH_DEPENDENT_KERNELS = ("fpa_intb", "marlin")
+# The conversions of the kernels whose ``Work`` follows the weight width or the scales' groups:
+# kernel -> (weight_bits, group_size) -> (INT32, FP16 lanes) per weight (``kernel_work``).
+WIDTH_DEQUANT = {
+    "fpa_intb": lambda bits, group: FPA_INTB_DEQUANT[bits],
+    "marlin": lambda bits, group: (MARLIN_DEQUANT[0],
+                                   MARLIN_DEQUANT[1] + (MARLIN_GROUP_SCALE if group else 0.0)),
+}
+WIDTH_DEPENDENT_KERNELS = tuple(WIDTH_DEQUANT)
 
 
 def kernel_work(kernel: str, weight_bits: int, group_size: int = DEQUANT_GROUP) -> Work:
     """``WORK[kernel]`` for ``weight_bits``-bit weights in groups of ``group_size`` (0: per
     channel): fpA_intB's conversions depend on the width, Marlin's on the scales' place."""
-    if kernel == "fpa_intb":
-        return WORK[kernel]._replace(dequant_ops=FPA_INTB_DEQUANT[weight_bits])
-    if kernel == "marlin" and group_size:
-        int_ops, fp_ops = MARLIN_DEQUANT
-        return WORK[kernel]._replace(dequant_ops=(int_ops, fp_ops + MARLIN_GROUP_SCALE))
-    return WORK[kernel]
+    if kernel not in WIDTH_DEQUANT:
+        return WORK[kernel]
+    return WORK[kernel]._replace(dequant_ops=WIDTH_DEQUANT[kernel](weight_bits, group_size))
 
 
 def candidates(kernel: str) -> dict[str, np.ndarray]:
