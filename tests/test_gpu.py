@@ -5,6 +5,7 @@ library tile sets (Hopper warpgroups, split-K, stream-K), exact bank-conflict ex
 and clear errors."""
 
 import dataclasses
+import fractions
 import itertools
 
 import jax
@@ -298,10 +299,18 @@ def test_dequant_beats_lut_gemm_and_lut_gemm_collapses_with_batch():
     assert float(lut[1] / dequant[1]) > 10 * float(lut[0] / dequant[0])
 
 
-def test_bank_conflict_expectation_is_exact():
-    assert gpu.expected_bank_conflict(2, 2) == pytest.approx(1.5)  # both lanes collide w.p. 1/2
-    # 3 lanes, 2 banks: max load 3 w.p. 1/4, else 2
-    assert gpu.expected_bank_conflict(3, 2) == pytest.approx(2.25)
+@pytest.mark.parametrize("lanes,banks", [(2, 2), (3, 2), (4, 3), (5, 4), (6, 3)])
+def test_bank_conflict_expectation_is_exact(lanes, banks):
+    # every placement of the lanes' words on the banks, equally likely: the exact mean of the
+    # largest bank load, rounded once
+    loads = [max(np.bincount(p, minlength=banks)) for p in
+             itertools.product(range(banks), repeat=lanes)]
+    assert gpu.expected_bank_conflict(lanes, banks) == float(fractions.Fraction(sum(loads),
+                                                                                len(loads)))
+
+
+def test_bank_conflict_of_a_warp_matches_sampling():
+    assert gpu.expected_bank_conflict(2, 2) == 1.5  # both lanes collide w.p. 1/2
     draws = np.random.default_rng(0).integers(0, 32, size=(20000, 32))
     simulated = np.mean([np.bincount(row, minlength=32).max() for row in draws])
     assert gpu.BANK_CONFLICT == pytest.approx(simulated, abs=0.03)

@@ -31,6 +31,7 @@ time of a kernel (``kernel_latency``); sources in ``_specs``.
 
 from __future__ import annotations
 
+import fractions
 import math
 
 import jax
@@ -89,22 +90,23 @@ LOOKUP_FP_OPS = 1.0
 
 def expected_bank_conflict(lanes: int = 32, banks: int = SMEM_BANKS) -> float:
     """Expected serialization of one warp-wide shared-memory load of ``lanes`` independent
-    uniformly random words over ``banks`` banks: E[max bank load] (exact, balls into bins)."""
-    # P(max load <= c) by dynamic programming over banks: ways to place `lanes` balls with at
-    # most c per bank, divided by banks^lanes.
-    expectation = 0.0
-    for c in range(lanes):  # E[max] = sum_{c>=0} P(max > c)
-        ways = np.zeros(lanes + 1)
-        ways[0] = 1.0
+    uniformly random words over ``banks`` banks: E[max bank load] (balls into bins), exact
+    rational arithmetic rounded once to float."""
+    # E[max] = sum_{c>=0} P(max > c); the placements with at most c balls per bank are counted
+    # bank by bank in integers: ways[u] placements of u of the balls so far.
+    comb = [[math.comb(n, k) for k in range(lanes + 1)] for n in range(lanes + 1)]
+    expectation = fractions.Fraction(0)
+    for c in range(lanes):
+        ways = [1] + [0] * lanes
         for _ in range(banks):
-            new = np.zeros(lanes + 1)
-            for used in range(lanes + 1):
-                if ways[used]:
+            new = [0] * (lanes + 1)
+            for used, count in enumerate(ways):
+                if count:
                     for put in range(min(c, lanes - used) + 1):
-                        new[used + put] += ways[used] * math.comb(lanes - used, put)
+                        new[used + put] += count * comb[lanes - used][put]
             ways = new
-        expectation += 1.0 - ways[lanes] / float(banks) ** lanes
-    return expectation
+        expectation += 1 - fractions.Fraction(ways[lanes], banks ** lanes)
+    return float(expectation)
 
 
 BANK_CONFLICT = expected_bank_conflict()
