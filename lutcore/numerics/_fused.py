@@ -215,27 +215,28 @@ def _pick(out: Outputs, outputs: tuple[str, ...]):
     return out.bits if outputs == ("bits",) else tuple(getattr(out, f) for f in outputs)
 
 
-# The rounding mode is a traced operand (a code of ROUNDING_MODES), as in FPnew: one compiled
-# kernel per formats, model and lane serves all six modes.
-_STATIC = ("src", "dst", "model", "lane", "outputs")
+# The rounding mode is a traced operand (a code of ROUNDING_MODES), as in FPnew, and every
+# kernel returns all its ``Outputs`` (the wrappers pick): one compiled kernel per formats, model
+# and lane serves all six modes and every public function of the unit.
+_STATIC = ("src", "dst", "model", "lane")
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
-def _exsdotp(a, b, c, d, e, src, dst, rounding, model, lane, outputs):
+def _exsdotp(a, b, c, d, e, src, dst, rounding, model, lane) -> Outputs:
     terms = (product_term(a, b, src), product_term(c, d, src), value_term(e, dst))
-    return _pick(_sum3(terms, (True, True, False), dst, rounding, model, lane), outputs)
+    return _sum3(terms, (True, True, False), dst, rounding, model, lane)
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
-def _exfma(a, b, c, src, dst, rounding, model, lane, outputs):
-    return _pick(_sum3((product_term(a, b, src), value_term(c, dst)), (True, False), dst,
-                       rounding, model, lane), outputs)
+def _exfma(a, b, c, src, dst, rounding, model, lane) -> Outputs:
+    return _sum3((product_term(a, b, src), value_term(c, dst)), (True, False), dst, rounding,
+                 model, lane)
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
-def _vsum(a, c, e, src, dst, rounding, model, lane, outputs):
+def _vsum(a, c, e, src, dst, rounding, model, lane) -> Outputs:
     terms = (value_term(a, src), value_term(c, src), value_term(e, dst))
-    return _pick(_sum3(terms, (False, False, False), dst, rounding, model, lane), outputs)
+    return _sum3(terms, (False, False, False), dst, rounding, model, lane)
 
 
 def _operands(fmt_bits):
@@ -291,7 +292,7 @@ def _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, outputs, op
     src, dst = as_format(src), as_format(dst)
     _check_pair(src, dst, op)
     ops = _operands([(a, src), (b, src), (c, src), (d, src), (e, dst)])
-    return _exsdotp(*ops, outputs=outputs, **_kernel_args(src, dst, rounding, model, lane, op))
+    return _pick(_exsdotp(*ops, **_kernel_args(src, dst, rounding, model, lane, op)), outputs)
 
 
 def exfma(a, b, c, *, src, dst, rounding="rne"):
@@ -303,8 +304,7 @@ def exfma(a, b, c, *, src, dst, rounding="rne"):
     if src != dst:
         _check_pair(src, dst, "exfma")
     ops = _operands([(a, src), (b, src), (c, dst)])
-    return _exfma(*ops, outputs=("bits",),
-                  **_kernel_args(src, dst, rounding, "ideal", None, "exfma"))
+    return _exfma(*ops, **_kernel_args(src, dst, rounding, "ideal", None, "exfma")).bits
 
 
 def exfma_cascade(a, b, c, d, e, *, src, dst, rounding="rne"):
@@ -348,5 +348,5 @@ def _vsum_outputs(a, c, e, fmt, rounding, model, lane, outputs):
     if fmt.name in FORMATS and fmt.name not in VSUM_FORMATS:
         raise ValueError(f"vsum: {fmt} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
     ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
-    return _vsum(*ops, outputs=outputs,
-                 **_kernel_args(fmt, fmt, rounding, model, lane, "vsum", vsum=True))
+    return _pick(_vsum(*ops, **_kernel_args(fmt, fmt, rounding, model, lane, "vsum", vsum=True)),
+                 outputs)
