@@ -10,6 +10,7 @@ import pytest
 from tokenizers import pre_tokenizers
 
 import lutcore.llm as llm
+from lutcore.llm import _model as llm_model
 
 TINY = llm.LlamaConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, ffn_dim=64,
                        rope_theta=10000.0, norm_eps=2.0 ** -17)  # float32-exact, as GGUF stores it
@@ -99,6 +100,31 @@ def test_paths_round_activations_differently(tiny, tokens, dense_logits):
         assert 0 < error < 0.05, name
     with pytest.raises(ValueError, match="call prepare"):
         llm.with_path(dense, "lut-int8")
+
+
+def _same_values(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return np.all((got == want) & (np.signbit(got) == np.signbit(want))
+                  | (np.isnan(got) & np.isnan(want)))
+
+
+F16_EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65519.99, 65520.0, -65520.0,
+             2.0 ** -24, 2.0 ** -25, 1.5 * 2.0 ** -25, 2.0 ** -26, 3 * 2.0 ** -25, 2.0 ** -14,
+             (1 - 2.0 ** -11) * 2.0 ** -14, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 1e-45, 3.4e38]
+BF16_EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8,
+              3.3961e38, 3.4e38, 1e-45, 2.0 ** -133, 1.2e-38]
+
+
+@pytest.mark.parametrize("fmt,edges", [("fp16", F16_EDGES), ("bf16", BF16_EDGES)])
+def test_float32_one_step_cast_rounds_as_numerics(fmt, edges):
+    # specials, overflow, ties, subnormals, then a million random float32 bit patterns (every
+    # exponent): XLA's conversion equals lutcore.numerics' exact round to nearest even
+    patterns = np.random.default_rng(1).integers(0, 2 ** 32, 2 ** 20, dtype=np.uint32)
+    x = np.concatenate([np.array(edges, np.float32), -np.array(edges, np.float32),
+                        patterns.view(np.float32)])
+    exact = llm_model.round_to_format(jnp.asarray(x, jnp.float64), fmt)
+    assert exact.dtype == jnp.float64
+    assert _same_values(llm_model.round_to_format(jnp.asarray(x), fmt), exact)
 
 
 def test_causal_a_later_token_changes_no_earlier_logit(tiny, tokens, dense_logits):

@@ -123,14 +123,27 @@ def with_path(model: Model, path: GemmPath | str) -> Model:
     return model._replace(path=path)
 
 
+# XLA's float32 -> float16 / bfloat16 conversions round once, to nearest even (exactly as
+# lutcore.numerics: tests/test_llm.py), and are several times cheaper than its bit-level
+# rounding; from float64 XLA rounds twice, via float32, so float64 goes through lutcore.numerics.
+_ONE_STEP_CASTS = {"fp16": jnp.float16, "bf16": jnp.bfloat16}
+
+
+def round_to_format(x, fmt: str):
+    """x rounded to nearest even in ``fmt`` ("fp16" or "bf16"), in x's dtype: float32 by XLA's
+    one-step conversion, float64 exactly through lutcore.numerics."""
+    if x.dtype == jnp.float32:
+        return x.astype(_ONE_STEP_CASTS[fmt]).astype(x.dtype)
+    return lut.to_format(x, "fp16alt" if fmt == "bf16" else fmt).astype(x.dtype)
+
+
 def _round_activations(x, path: GemmPath):
-    """x [M, K] -> the values the GEMM sees, in x's dtype (FP16/BF16 round to nearest even,
-    exact through lutcore.numerics: XLA's float64 -> float16 cast rounds twice, via float32)."""
+    """x [M, K] -> the values the GEMM sees, in x's dtype (FP16/BF16 round to nearest even)."""
     if path.activations == "bf16":
-        return lut.to_format(x, "fp16alt").astype(x.dtype)
-    rounded = lut.to_format(x, "fp16")
-    if path.activations == "int8_token":
-        codes, scale = lut.symmetric_quantize(rounded, 8)
+        return round_to_format(x, "bf16")
+    rounded = round_to_format(x, "fp16")
+    if path.activations == "int8_token":  # per-token scales in float64, whatever x's dtype
+        codes, scale = lut.symmetric_quantize(rounded.astype(jnp.float64), 8)
         rounded = codes * scale[:, None]
     return rounded.astype(x.dtype)
 
