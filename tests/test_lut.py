@@ -294,3 +294,13 @@ def test_prepared_layers_are_each_layers_prepared_weights(w_bits):
         lut.prepare_layers(w[0], scheme)
     with pytest.raises(ValueError, match=r"w codes must lie in \[0, "):
         lut.prepare_layers(w + (1 << w_bits), scheme)
+
+
+
+def test_to_format_rounds_float64_once():
+    # the tie 1 + 2^-11 nudged up by 2^-40: once to nearest, 1 + 2^-10; twice, through float32
+    # (which rounds it back onto the tie), 1
+    x = np.array([1 + 2.0 ** -11 + 2.0 ** -40, -(1 + 2.0 ** -11 + 2.0 ** -40), 65520.0, -0.0])
+    got = np.asarray(lut.to_format(x, "fp16"))
+    assert got.tolist()[:3] == [1 + 2.0 ** -10, -(1 + 2.0 ** -10), np.inf]
+    assert np.signbit(got[3])

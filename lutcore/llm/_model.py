@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 
 import lutcore.lut as lut
+import lutcore.numerics as nm
 
 from ._checkpoint import Checkpoint
 from ._config import LlamaConfig
@@ -123,18 +124,14 @@ def with_path(model: Model, path: GemmPath | str) -> Model:
     return model._replace(path=path)
 
 
-# XLA's float32 -> float16 / bfloat16 conversions round once, to nearest even (exactly as
-# lutcore.numerics: tests/test_llm.py), and are several times cheaper than its bit-level
-# rounding; from float64 XLA rounds twice, via float32, so float64 goes through lutcore.numerics.
-_ONE_STEP_CASTS = {"fp16": jnp.float16, "bf16": jnp.bfloat16}
-
-
 def round_to_format(x, fmt: str):
-    """x rounded to nearest even in ``fmt`` ("fp16" or "bf16"), in x's dtype: float32 by XLA's
-    one-step conversion, float64 exactly through lutcore.numerics."""
-    if x.dtype == jnp.float32:
-        return x.astype(_ONE_STEP_CASTS[fmt]).astype(x.dtype)
-    return lut.to_format(x, "fp16alt" if fmt == "bf16" else fmt).astype(x.dtype)
+    """x rounded to nearest even in ``fmt`` ("fp16" or "bf16"), in x's dtype (float32 or
+    float64). BF16's subnormals are float32's, which ``nm.round_float`` cannot reach from
+    float32: XLA's one-step float32 -> bfloat16 conversion rounds them (to nearest even, as
+    lutcore.numerics: tests/test_llm.py)."""
+    if fmt == "bf16" and x.dtype == jnp.float32:
+        return x.astype(jnp.bfloat16).astype(x.dtype)
+    return nm.round_float(x, "fp16alt" if fmt == "bf16" else fmt)
 
 
 def _round_activations(x, path: GemmPath):

@@ -267,14 +267,14 @@ def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zer
 
 
 def to_format(x, fmt: str):
-    """Values of x representable in ``fmt`` (float64): FP formats round to nearest even through
-    lutcore.numerics; int8/int16/int32 round half-even and saturate."""
+    """Values of x representable in ``fmt`` (float64): FP formats round to nearest even
+    (``lutcore.numerics.round_float``); int8/int16/int32 round half-even and saturate."""
     x = jnp.asarray(x, jnp.float64)
     if fmt.startswith("int"):
         bits = int(fmt[3:])
         top = (1 << (bits - 1)) - 1
         return jnp.clip(jnp.round(x), -top - 1, top)
-    return nm.to_float64(nm.from_float64(x, fmt), fmt)
+    return nm.round_float(x, fmt)
 
 
 @dataclasses.dataclass(frozen=True)
