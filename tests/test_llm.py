@@ -122,9 +122,9 @@ def test_float32_one_step_cast_rounds_as_numerics(fmt, edges):
     patterns = np.random.default_rng(1).integers(0, 2 ** 32, 2 ** 20, dtype=np.uint32)
     x = np.concatenate([np.array(edges, np.float32), -np.array(edges, np.float32),
                         patterns.view(np.float32)])
-    exact = llm_model.round_to_format(jnp.asarray(x, jnp.float64), fmt)
+    exact = llm_model.round_16_bit(jnp.asarray(x, jnp.float64), fmt)
     assert exact.dtype == jnp.float64
-    assert _same_values(llm_model.round_to_format(jnp.asarray(x), fmt), exact)
+    assert _same_values(llm_model.round_16_bit(jnp.asarray(x), fmt), exact)
 
 
 def test_causal_a_later_token_changes_no_earlier_logit(tiny, tokens, dense_logits):

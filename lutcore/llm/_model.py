@@ -124,7 +124,7 @@ def with_path(model: Model, path: GemmPath | str) -> Model:
     return model._replace(path=path)
 
 
-def round_to_format(x, fmt: str):
+def round_16_bit(x, fmt: str):
     """x rounded to nearest even in ``fmt`` ("fp16" or "bf16"), in x's dtype (float32 or
     float64). BF16's subnormals are float32's, which ``nm.round_float`` cannot reach from
     float32: XLA's one-step float32 -> bfloat16 conversion rounds them (to nearest even, as
@@ -137,8 +137,8 @@ def round_to_format(x, fmt: str):
 def _round_activations(x, path: GemmPath):
     """x [M, K] -> the values the GEMM sees, in x's dtype (FP16/BF16 round to nearest even)."""
     if path.activations == "bf16":
-        return round_to_format(x, "bf16")
-    rounded = round_to_format(x, "fp16")
+        return round_16_bit(x, "bf16")
+    rounded = round_16_bit(x, "fp16")
     if path.activations == "int8_token":  # per-token scales in float64, whatever x's dtype
         codes, scale = lut.symmetric_quantize(rounded.astype(jnp.float64), 8)
         rounded = codes * scale[:, None]

@@ -339,11 +339,11 @@ def round_float(x, fmt: str | FPFormat):
     FP16 and the 8-bit formats, not BF16), several times faster than the bit-level rounding.
     """
     x, fmt = jnp.asarray(x), as_format(fmt)
+    if x.dtype not in (jnp.float32, jnp.float64):
+        raise ValueError(f"round_float: x must be float32 or float64, got {x.dtype}")
     if x.dtype == jnp.float32 and not _rounds_by_addition(fmt, x.dtype):
         raise ValueError(f"round_float: {fmt} does not fit float32 x's normal range with two "
                          "bits to spare; pass float64 x")
-    if x.dtype not in (jnp.float32, jnp.float64):
-        raise ValueError(f"round_float: x must be float32 or float64, got {x.dtype}")
     return _round_float(x, fmt)
 
 
