@@ -9,6 +9,7 @@ operand, inf*0 or inf-inf gives the canonical quiet NaN. The ``*_flags`` functio
 
 from __future__ import annotations
 
+import numpy as np
 from gmpy2 import mpq as Fraction
 
 NAN = "nan"
@@ -194,3 +195,10 @@ def exsdotp_flags(a, b, c, d, e, src, dst, mode="rne") -> tuple[int, int]:
 def vsum_flags(a, c, e, src, dst, mode="rne") -> tuple[int, int]:
     invalid = signalling(a, src) or signalling(c, src) or signalling(e, dst)
     return fused_sum_flags([value(a, src), value(c, src), value(e, dst)], dst, mode, invalid)
+
+
+def same_values(got, want) -> bool:
+    """Arrays of equal values, zeros of equal sign, NaN where the other has NaN (any payload)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return bool(np.all((got == want) & (np.signbit(got) == np.signbit(want))
+                       | (np.isnan(got) & np.isnan(want))))

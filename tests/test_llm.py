@@ -12,6 +12,8 @@ from tokenizers import pre_tokenizers
 import lutcore.llm as llm
 from lutcore.llm import _model as llm_model
 
+import fp_oracle as oracle
+
 TINY = llm.LlamaConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, ffn_dim=64,
                        rope_theta=10000.0, norm_eps=2.0 ** -17)  # float32-exact, as GGUF stores it
 SHAPES = {"attn_q": (TINY.dim, TINY.dim), "attn_k": (TINY.kv_dim, TINY.dim),
@@ -102,11 +104,6 @@ def test_paths_round_activations_differently(tiny, tokens, dense_logits):
         llm.with_path(dense, "lut-int8")
 
 
-def _same_values(got, want):
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    return np.all((got == want) & (np.signbit(got) == np.signbit(want))
-                  | (np.isnan(got) & np.isnan(want)))
-
 
 F16_EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65519.99, 65520.0, -65520.0,
              2.0 ** -24, 2.0 ** -25, 1.5 * 2.0 ** -25, 2.0 ** -26, 3 * 2.0 ** -25, 2.0 ** -14,
@@ -124,7 +121,7 @@ def test_float32_one_step_cast_rounds_as_numerics(fmt, edges):
                         patterns.view(np.float32)])
     exact = llm_model.round_16_bit(jnp.asarray(x, jnp.float64), fmt)
     assert exact.dtype == jnp.float64
-    assert _same_values(llm_model.round_16_bit(jnp.asarray(x), fmt), exact)
+    assert oracle.same_values(llm_model.round_16_bit(jnp.asarray(x), fmt), exact)
 
 
 def test_causal_a_later_token_changes_no_earlier_logit(tiny, tokens, dense_logits):
