@@ -1,8 +1,10 @@
-"""Emulation rate of the bit-exact fused operations (target: FP8->FP16 ExSdotp >= 20 M op/s).
+"""Emulation rate of the bit-exact fused operations (target: FP8->FP16 ExSdotp >= 20 M op/s),
+and of rounding float values into a format (``nm.round_float`` against the bit-level
+``to_float64(from_float64(x))``, which it equals).
 
 Run:  python benchmarks/bench_exsdotp.py [--n 4194304] [--repeats 5]
-Prints one line per operation: million operations per second, best of the repeats, jitted,
-inputs already on the device (compile time excluded).
+Prints one line per operation: million operations (values) per second, best of the repeats,
+jitted, inputs already on the device (compile time excluded).
 """
 
 import argparse
@@ -19,6 +21,25 @@ CASES = [
 ]
 
 
+ROUNDINGS = {
+    "round_float": jax.jit(nm.round_float, static_argnums=1),
+    "bit-level": jax.jit(lambda x, fmt: nm.to_float64(nm.from_float64(x, fmt), fmt),
+                         static_argnums=1),
+}
+
+
+def best_rate(call, n, repeats):
+    """Million items per second of ``call()`` (n items), best of ``repeats`` after a first
+    call that compiles."""
+    call().block_until_ready()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call().block_until_ready()
+        best = min(best, time.perf_counter() - start)
+    return n / best / 1e6
+
+
 def rate(op, src, dst, n, repeats, rng):
     src, dst = nm.FORMATS[src], nm.FORMATS[dst]
     n_src = 4 if op == "exsdotp" else 2
@@ -26,13 +47,7 @@ def rate(op, src, dst, n, repeats, rng):
            for _ in range(n_src)]
     ops.append(jax.device_put(rng.integers(0, 1 << dst.width, n).astype(dst.dtype)))
     fn = getattr(nm, op)
-    fn(*ops, src=src, dst=dst).block_until_ready()  # compile
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn(*ops, src=src, dst=dst).block_until_ready()
-        best = min(best, time.perf_counter() - start)
-    return n / best / 1e6
+    return best_rate(lambda: fn(*ops, src=src, dst=dst), n, repeats)
 
 
 def main():
@@ -45,6 +60,10 @@ def main():
     for op, src, dst in CASES:
         mops = rate(op, src, dst, args.n, args.repeats, rng)
         print(f"{op:8s} {src:>8s} -> {dst:<8s} {mops:8.1f} M op/s")
+    x = jax.device_put(rng.standard_normal(args.n))
+    for name, fn in ROUNDINGS.items():
+        mvals = best_rate(lambda fn=fn: fn(x, "fp16"), args.n, args.repeats)
+        print(f"{name:11s} float64 -> fp16 {mvals:8.1f} M values/s")
 
 
 if __name__ == "__main__":
