@@ -147,6 +147,24 @@ def test_table_quantization_error_within_bound(k, w_bits, bits):
     assert err.max() > 0.01 * bound.max()  # the bound is not vacuous
 
 
+def test_table_quantization_bound_sums_groups_in_order():
+    # the same last bit as a plain left-to-right sum of the rounded products, on any CPU
+    rng = np.random.default_rng(5)
+    scheme = lut.make_scheme("symmetric", 4, 2)
+    table_scale = rng.uniform(0.01, 1.0, (3, 8))
+    scale, zero = rng.uniform(0.5, 1.5, 5), rng.integers(0, 4, 5) - 0.5
+    got = lut.table_quantization_bound(table_scale, scheme, scale=scale, zero=zero)
+    s_eff, z_eff = scheme.affine(lut.per_group("scale", scale, 5, 32, 4),
+                                 lut.per_group("zero", zero, 5, 32, 4))
+    per_entry = np.asarray(np.abs(s_eff) * (sum(scheme.plane_weights) + np.abs(z_eff)) / 2)
+    for m in range(3):
+        for n in range(5):
+            total = 0.0
+            for g in range(8):
+                total += float(table_scale[m, g]) * float(per_entry[n, g])
+            assert got[m, n] == total
+
+
 def test_symmetric_quantize_zero_and_rounding():
     codes, scale = lut.symmetric_quantize(np.array([[0.0, 0.0], [1.0, -0.5]]), 8)
     np.testing.assert_array_equal(np.asarray(scale), [1.0, 1 / 127])

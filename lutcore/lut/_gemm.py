@@ -245,7 +245,8 @@ def mpgemm(a, w, *, w_bits, scale=1.0, zero=0.0, k=4, symmetric=True, table_bits
 
 def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zero=0.0, n=None,
                              ktot=None):
-    """Worst-case |mpgemm(table_bits=b) - mpgemm(exact)|, [M, N], from the table scales [M, G].
+    """Worst-case |mpgemm(table_bits=b) - mpgemm(exact)|, [M, N] numpy float64, from the table
+    scales [M, G].
 
     Each quantized entry is off by at most its table's scale/2, and a column looks up
     sum_p 2^p = 2^W - 1 plane entries (times its sign) plus |z_eff| zero-point entries per group:
@@ -258,8 +259,15 @@ def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zer
     ktot = ktot or groups * scheme.k
     s_eff, z_eff = scheme.affine(per_group("scale", scale, n, ktot, scheme.k),
                                  per_group("zero", zero, n, ktot, scheme.k))
-    per_entry = jnp.abs(s_eff) * (sum(scheme.plane_weights) + jnp.abs(z_eff)) / 2  # [N, G]
-    return jnp.asarray(table_scale) @ per_entry.T
+    per_entry = np.asarray(jnp.abs(s_eff) * (sum(scheme.plane_weights) + jnp.abs(z_eff)) / 2)
+    table_scale = np.asarray(table_scale, np.float64)  # [M, G]; per_entry [N, G]
+    # Summed group by group in order, each product and sum rounded once (numpy ufuncs: no FMA,
+    # no reassociation), so the bound has the same last bit on every CPU; a dot's summation
+    # order follows the machine's vector width.
+    bound = np.zeros((table_scale.shape[0], per_entry.shape[0]))
+    for g in range(groups):
+        bound += table_scale[:, g, None] * per_entry[None, :, g]
+    return bound
 
 
 # --------------------------------------------------------------------------------------------
