@@ -174,6 +174,21 @@ def test_synthesis_is_one_job_for_every_design_the_preset_synthesizes(tmp_path):
 
 
 @pytest.mark.slow
+def test_command_line_parameters_read_as_the_config_file_reads_them(tmp_path):
+    # Snakemake hands nested --config values over as strings ("3"); typed, they pass or fail
+    # the experiment's own checks as they would from workflow/config.yaml
+    override = "presets={quick: {mfnn-fig9: {trials: 3, lengths: [1, 4], pairs: [fp8->fp16]}}}"
+    done = snakemake(tmp_path, "-n", "--config", "preset=quick", override,
+                     "experiments=[mfnn-fig9]")
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = snakemake(tmp_path, "-n", "--config", "preset=quick",
+                     "presets={quick: {mfnn-fig9: {trials: 1}}}")
+    assert done.returncode != 0
+    assert "lutcore config error: presets.quick: mfnn-fig9: trials: need at least 2, got 1" \
+        in done.stderr
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("configfile, config, expected", [
     ("presets: {quick: {mfnn-fig9: {trails: 3}}}", "preset=quick",
      "lutcore config error: presets.quick: mfnn-fig9: unknown key(s) trails; allowed keys: "),

@@ -8,9 +8,10 @@ import pathlib
 import re
 import sys
 
+import yaml
 from jsonschema import ValidationError
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
+from snakemake.utils import update_config, validate
 
 
 def config_error(message):
@@ -32,6 +33,25 @@ LUTCORE_SOURCES = sorted(str(p) for p in LUTCORE_DIR.rglob("*.py"))
 FRAMEWORK = str(EXPERIMENTS_DIR / "_framework.py")
 REFERENCE_DIR = EXPERIMENTS_DIR / "reference"
 REFERENCE_FILES = sorted(str(p) for p in REFERENCE_DIR.glob("*.yaml"))
+
+def yaml_typed(value):
+    """``value`` with its strings that YAML reads as a number or boolean read so: Snakemake
+    parses a nested ``--config`` value with YAML's BaseLoader, every scalar a string ("5")."""
+    if isinstance(value, dict):
+        return {key: yaml_typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [yaml_typed(item) for item in value]
+    if isinstance(value, str):
+        try:
+            typed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        return typed if isinstance(typed, (bool, int, float)) else value
+    return value
+
+
+# `--config "presets={quick: {mfnn-fig9: {trials: 5}}}"` means what config.yaml would
+update_config(config, yaml_typed(workflow.config_settings.overwrite_config))
 
 try:
     validate(config, "../schemas/config.schema.yaml")
