@@ -34,6 +34,7 @@ FRAMEWORK = str(EXPERIMENTS_DIR / "_framework.py")
 REFERENCE_DIR = EXPERIMENTS_DIR / "reference"
 REFERENCE_FILES = sorted(str(p) for p in REFERENCE_DIR.glob("*.yaml"))
 
+
 def yaml_typed(value):
     """``value`` with its strings that YAML reads as a number or boolean read so: Snakemake
     parses a nested ``--config`` value with YAML's BaseLoader, every scalar a string ("5")."""
