@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import resource
 import shutil
 import subprocess
 import sys
@@ -29,14 +30,17 @@ import results_diff
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def regenerate(workdir: pathlib.Path, cores: str) -> float:
-    """The main job into ``workdir``/results; its wall-clock seconds."""
+def regenerate(workdir: pathlib.Path, cores: str) -> tuple[float, float]:
+    """The main job into ``workdir``/results; its wall-clock seconds and CPU seconds (user +
+    system of Snakemake and every job, as the kernel counts them)."""
     env = dict(os.environ, MPLBACKEND="Agg")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    start = time.perf_counter()
+    start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
                     "--directory", str(workdir), "--cores", cores], check=True, env=env)
-    return time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return time.perf_counter() - start, cpu
 
 
 def checkout_changes() -> set[str]:
@@ -84,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.no_run:
             before = checkout_changes()
-            seconds = regenerate(workdir, args.cores)
-            print(f"main job regenerated in {workdir} in {seconds:.0f} s; per experiment:")
+            seconds, cpu = regenerate(workdir, args.cores)
+            print(f"main job regenerated in {workdir} in {seconds:.0f} s ({cpu:.0f} CPU-seconds); "
+                  "per job:")
             print(profile_run.table(profile_run.read(workdir / "results")))
             touched = checkout_changes() - before
             problems.update({name: "changed in the checkout by the run" for name in touched})
