@@ -290,6 +290,17 @@ def test_jit_and_vmap_agree_with_broadcasting():
     np.testing.assert_allclose(mapped, direct, rtol=1e-12)
 
 
+@pytest.mark.parametrize("kernel, bits", [("cublas", 16), ("dequant", 4)])
+def test_a_shape_prices_to_the_last_bit_alone_or_in_any_batch(kernel, bits):
+    # gemm_latency pads a call's shapes to a power-of-two batch (one compilation for calls of
+    # similar sizes): 40 shapes run in a batch of 64, one shape alone in a batch of 32
+    m = np.random.default_rng(5).integers(1, 8192, 40).astype(float)
+    together = gpu.gemm_latency(gpu.A100, kernel, m, 4096, 11008, weight_bits=bits).seconds
+    alone = [gpu.gemm_latency(gpu.A100, kernel, x, 4096, 11008, weight_bits=bits).seconds
+             for x in m[:4]]
+    np.testing.assert_array_equal(together[:4], alone)
+
+
 def test_dequant_beats_lut_gemm_and_lut_gemm_collapses_with_batch():
     dequant = gpu.gemm_latency(gpu.A100, "dequant", jnp.array([1.0, 4096.0]), 8192, 8192,
                                weight_bits=4).seconds
