@@ -12,6 +12,13 @@ script imitates such machines on this one and runs each experiment under every v
                   numpy without its AVX2 loops
     sse           an SSE4.2 CPU: XLA --xla_cpu_max_isa=SSE4_2 with 128-bit vectors, OpenBLAS
                   Nehalem
+    avx2          an AVX2 CPU without AVX-512 (Zen 3, Haswell to Comet Lake): XLA AVX2, numpy
+                  without its AVX-512 groups, OpenBLAS Haswell
+    avx512-no-fp16  an AVX-512 CPU without AVX512-FP16 (Skylake-SP to Ice Lake, Zen 4): numpy
+                  without AVX512_SPR, OpenBLAS SkylakeX; runs only on a CPU with AVX-512
+
+Every job pins numpy and XLA to one instruction set (workflow/scripts/isa.py), so these machines
+should all give the base run's bytes; this checks that the pin holds in every process.
 
 Then it compares every variant's committed files (figures, tables, claims) and data (each
 netCDF variable) with the base run's, and prints the seconds and CPU seconds per run:
@@ -19,8 +26,8 @@ netCDF variable) with the base run's, and prints the seconds and CPU seconds per
     python3 tools/check_determinism.py --preset quick                   # all experiments
     python3 tools/check_determinism.py -e mfnn-table2 lut-table5 --variants base one-core
 
-Exit status 1 when a committed file differs. The variants' folders stay in --workdir (default: a
-new temporary folder, removed unless --keep).
+Exit status 1 when a committed file or a data variable differs. The variants' folders stay in
+--workdir (default: a new temporary folder, removed unless --keep).
 """
 
 from __future__ import annotations
@@ -51,7 +58,22 @@ VARIANTS = {
                 "NPY_DISABLE_CPU_FEATURES": "X86_V3"}, []),
     "sse": ({"XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2 --xla_cpu_prefer_vector_width=128",
              "OPENBLAS_CORETYPE": "Nehalem", "NPY_DISABLE_CPU_FEATURES": "X86_V3"}, []),
+    "avx2": ({"XLA_FLAGS": "--xla_cpu_max_isa=AVX2", "OPENBLAS_CORETYPE": "Haswell",
+              "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}, []),
+    "avx512-no-fp16": ({"OPENBLAS_CORETYPE": "SkylakeX",
+                        "NPY_DISABLE_CPU_FEATURES": "AVX512_SPR"}, []),
 }
+# variant -> the CPU flag (/proc/cpuinfo) it needs: a CPU can imitate a smaller one, not a larger
+NEEDS_FLAG = {"avx2": "avx2", "avx512-no-fp16": "avx512f"}
+
+
+def cpu_flags() -> set[str]:
+    """This CPU's feature flags (empty where /proc/cpuinfo has none, e.g. off Linux)."""
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {f for line in text.splitlines() if line.startswith("flags") for f in line.split()}
 
 
 def registered() -> list[str]:
@@ -96,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("taskset") is None and "one-core" in variants:
         print("taskset not found: skipping one-core")
         variants.remove("one-core")
+    flags = cpu_flags()
+    for variant, flag in NEEDS_FLAG.items():
+        if variant in variants and flag not in flags:
+            print(f"this CPU has no {flag}: skipping {variant} (it cannot imitate a larger CPU)")
+            variants.remove(variant)
     ids = [i for i in args.experiments or registered() if i not in args.skip]
     workdir = args.workdir or pathlib.Path(tempfile.mkdtemp(prefix="lutcore-determinism-"))
     print(f"{len(ids)} experiments x {len(variants)} variants ({args.preset} preset) in "
@@ -117,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 other = workdir / variant / "results"
                 files = results_diff.compare_files(base, other, committed)
                 data = results_diff.compare_data(base, other, [experiment])
-                failed |= bool(files)
+                failed |= bool(files or data)
                 if files or data:
                     lines.append(f" {variant}: {len(files)} committed file(s) differ"
                                  + ("" if files else " (data only)"))

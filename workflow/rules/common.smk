@@ -13,6 +13,12 @@ from jsonschema import ValidationError
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config, validate
 
+sys.path.insert(0, os.path.join(workflow.basedir, "workflow", "scripts"))
+import isa  # noqa: E402
+
+# Every job inherits one instruction set (workflow/scripts/isa.py), whatever the CPU.
+os.environ.update(isa.pinned(os.environ))
+
 
 def config_error(message):
     # One line and a non-zero exit while parsing: no job runs, nothing lands in results/.

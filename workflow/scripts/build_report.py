@@ -17,10 +17,13 @@ import json
 import os
 import pathlib
 
+import isa  # same folder, like atomic_files; pins the instruction set before numpy loads
 from atomic_files import atomic  # same folder: on sys.path as a script and under Snakemake
 
-from experiments import VERDICTS, describe
-from experiments._framework import default_verdict, paper_title, reference_entries
+isa.pin()
+
+from experiments import VERDICTS, describe  # noqa: E402
+from experiments._framework import default_verdict, paper_title, reference_entries  # noqa: E402
 
 REQUIRED = ("experiment", "claim", "paper", "ours", "holds")
 LABELS = {"holds": "✅ holds", "deviates": "❌ deviates",

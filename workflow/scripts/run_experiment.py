@@ -18,8 +18,12 @@ import pathlib
 import subprocess
 import time
 
-import jax
-import matplotlib
+import isa  # same folder; pins the instruction set before numpy and JAX load (isa.py)
+
+isa.pin()
+
+import jax  # noqa: E402
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # headless; must come before any experiment imports pyplot
 

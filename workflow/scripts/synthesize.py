@@ -14,7 +14,11 @@ import argparse
 import pathlib
 import time
 
-from lutcore.ppa import synth
+import isa  # same folder; pins the instruction set before numpy and JAX load (isa.py)
+
+isa.pin()
+
+from lutcore.ppa import synth  # noqa: E402
 
 
 def bring_up_to_date(designs, flows, cache_dir: pathlib.Path) -> None:

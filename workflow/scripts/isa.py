@@ -1,0 +1,46 @@
+"""One instruction set for every job, so that no result depends on the CPU it ran on.
+
+numpy dispatches its loops by the CPU's SIMD groups (its AVX-512 float64 log10 rounds some
+values differently from the AVX2 one: a marker of lut-fig16's log-scale plot moved in the tenth
+decimal), and XLA compiles for the host, contracting ``a * b + c`` into an FMA where the CPU has
+one (some float64 model values then differ in the last bit from an FMA-less CPU's). Every job of
+the pipeline therefore runs as on an AVX CPU without FMA, which every x86-64 CPU since 2011 is or
+exceeds: the workflow sets the environment below before any job starts (``common.smk``), and
+each script applies it again before numpy or JAX is imported, for runs outside Snakemake.
+
+What a user set already is kept where it asks for less: another ``--xla_cpu_max_isa`` wins, and
+numpy's disabled groups are the union. Other architectures (aarch64) are not pinned.
+"""
+
+import os
+import platform
+import sys
+
+# numpy 2.4's dispatched x86 groups above its X86_V2 baseline (numpy.show_runtime() lists them);
+# a name a build does not dispatch is ignored with an ImportWarning, never an error.
+NUMPY_DISABLED = ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR")
+XLA_MAX_ISA = "AVX"  # 256-bit vectors, no FMA: XLA's --xla_cpu_max_isa values, in its flags.cc
+
+
+def pinned(environ) -> dict[str, str]:
+    """The variables to set over ``environ`` (a mapping) for a pinned job; {} off x86-64."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return {}
+    disabled = environ.get("NPY_DISABLE_CPU_FEATURES", "").replace(",", " ").split()
+    features = " ".join(disabled + [f for f in NUMPY_DISABLED if f not in disabled])
+    flags = environ.get("XLA_FLAGS", "")
+    if "--xla_cpu_max_isa" not in flags:
+        flags = f"{flags} --xla_cpu_max_isa={XLA_MAX_ISA}".strip()
+    return {"NPY_DISABLE_CPU_FEATURES": features, "XLA_FLAGS": flags}
+
+
+def pin() -> None:
+    """Pin this process; must run before numpy or JAX is imported (raises if either was)."""
+    wanted = pinned(os.environ)
+    if all(os.environ.get(k) == v for k, v in wanted.items()):
+        return
+    late = [m for m in ("numpy", "jax") if m in sys.modules]
+    if late:
+        raise RuntimeError(f"isa.pin() after {' and '.join(late)} was imported: the instruction "
+                           "set can no longer be pinned; call it first")
+    os.environ.update(wanted)
