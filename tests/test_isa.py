@@ -34,6 +34,13 @@ def test_pinned_keeps_what_the_user_asked_for():
     assert isa.pinned(env) == env  # idempotent: a job pinned by the workflow stays as it is
 
 
+@x86
+@pytest.mark.parametrize("asked", ["AVX2", "AVX512", "avx512_bf16", "NEWER_ISA"])
+def test_pinned_lowers_a_larger_xla_isa(asked):
+    env = isa.pinned({"XLA_FLAGS": f"--xla_cpu_max_isa={asked} --xla_cpu_fast_min_max=false"})
+    assert env["XLA_FLAGS"] == f"--xla_cpu_fast_min_max=false --xla_cpu_max_isa={isa.XLA_MAX_ISA}"
+
+
 def test_pinned_leaves_other_architectures_alone(monkeypatch):
     monkeypatch.setattr(platform, "machine", lambda: "aarch64")
     assert isa.pinned({}) == {}

@@ -8,8 +8,8 @@ the pipeline therefore runs as on an AVX CPU without FMA, which every x86-64 CPU
 exceeds: the workflow sets the environment below before any job starts (``common.smk``), and
 each script applies it again before numpy or JAX is imported, for runs outside Snakemake.
 
-What a user set already is kept where it asks for less: another ``--xla_cpu_max_isa`` wins, and
-numpy's disabled groups are the union. Other architectures (aarch64) are not pinned.
+What a user set already is kept where it asks for less: the lower of two ``--xla_cpu_max_isa``
+wins, and numpy's disabled groups are the union. Other architectures (aarch64) are not pinned.
 """
 
 import os
@@ -19,7 +19,10 @@ import sys
 # numpy 2.4's dispatched x86 groups above its X86_V2 baseline (numpy.show_runtime() lists them);
 # a name a build does not dispatch is ignored with an ImportWarning, never an error.
 NUMPY_DISABLED = ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR")
-XLA_MAX_ISA = "AVX"  # 256-bit vectors, no FMA: XLA's --xla_cpu_max_isa values, in its flags.cc
+XLA_MAX_ISA = "AVX"  # 256-bit vectors, no FMA
+# XLA's --xla_cpu_max_isa values from least to most (its CPU feature list, xla/backends/cpu)
+XLA_ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512", "AVX512_VNNI", "AVX512_BF16", "AMX", "AMX_INT8",
+            "AMX_FP16")
 
 
 def pinned(environ) -> dict[str, str]:
@@ -28,10 +31,18 @@ def pinned(environ) -> dict[str, str]:
         return {}
     disabled = environ.get("NPY_DISABLE_CPU_FEATURES", "").replace(",", " ").split()
     features = " ".join(disabled + [f for f in NUMPY_DISABLED if f not in disabled])
-    flags = environ.get("XLA_FLAGS", "")
-    if "--xla_cpu_max_isa" not in flags:
-        flags = f"{flags} --xla_cpu_max_isa={XLA_MAX_ISA}".strip()
-    return {"NPY_DISABLE_CPU_FEATURES": features, "XLA_FLAGS": flags}
+    flags = [f for f in environ.get("XLA_FLAGS", "").split()
+             if not f.startswith("--xla_cpu_max_isa=") or _isa_rank(f) <= _isa_rank(XLA_MAX_ISA)]
+    if not any(f.startswith("--xla_cpu_max_isa=") for f in flags):
+        flags.append(f"--xla_cpu_max_isa={XLA_MAX_ISA}")
+    return {"NPY_DISABLE_CPU_FEATURES": features, "XLA_FLAGS": " ".join(flags)}
+
+
+def _isa_rank(flag: str) -> int:
+    """Position of an ISA (or of a ``--xla_cpu_max_isa=`` flag's value) in XLA_ISAS; an unknown
+    one ranks above all, so the pin replaces it."""
+    name = flag.rpartition("=")[2].upper()
+    return XLA_ISAS.index(name) if name in XLA_ISAS else len(XLA_ISAS)
 
 
 def pin() -> None:
