@@ -28,6 +28,7 @@ from ._archs import (
 from ._arrays import (
                       ACCUMULATORS,
                       ACTIVATIONS,
+                      ARRAY_FORMATS,
                       BOUNDARIES,
                       BUILDERS,
                       DEFAULT_ACCUMULATOR,
@@ -35,7 +36,6 @@ from ._arrays import (
                       LUT_METHODS,
                       LUT_VARIANTS,
                       METHODS,
-                      OPERANDS,
                       PARTS,
                       TABLE_ENTRIES,
                       ArrayPPA,
@@ -133,7 +133,7 @@ from ._timing import (
 
 __all__ = [
     "ACCUMULATORS", "ACTIVATIONS", "ACTIVITY", "BOUNDARIES", "BUILDERS", "DEFAULT_ACCUMULATOR",
-    "DEFAULT_TABLE_SHARE", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "OPERANDS", "PARTS",
+    "DEFAULT_TABLE_SHARE", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "ARRAY_FORMATS", "PARTS",
     "TABLE_ENTRIES", "ArrayPPA", "Datapath", "LutVariant", "Metrics", "Operand", "UnitSpec",
     "accumulator_format", "entry_format", "metrics", "operand", "tensor_core", "unit_spec",
     "delivered_bits", "operand_delivery",

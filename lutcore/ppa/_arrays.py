@@ -49,6 +49,8 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from lutcore import numerics as nm
+
 from . import _timing
 from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, per_cell, series, times, xp
 from ._cells import NANGATE45, Scale
@@ -75,12 +77,11 @@ class Operand(NamedTuple):
         return self.man_bits + 1
 
 
-OPERANDS = {
-    "fp16": Operand("fp16", 16, 5, 10),
-    "fp8": Operand("fp8", 8, 4, 3),  # E4M3, the activation FP8 of H100-class tensor cores
-    "fp32": Operand("fp32", 32, 8, 23),
-    **{f"int{b}": Operand(f"int{b}", b) for b in (1, 2, 3, 4, 5, 6, 7, 8, 16, 32)},
-}
+# The arrays' formats, by the LUT Tensor Core paper's names: FP8 is E4M3, the activation FP8 of
+# H100-class tensor cores; a new format passes as a ``Format`` record.
+ARRAY_FORMATS = nm.FormatSet(("fp16", "fp8", "fp32",
+                              *(f"int{b}" for b in (1, 2, 3, 4, 5, 6, 7, 8, 16, 32))),
+                             means={"fp8": "fp8_e4m3fn"})
 ACTIVATIONS = ("fp16", "fp8", "int8", "int16")
 PARTS = ("registers", "broadcast", "dequantize", "multiply", "precompute", "tables", "lookup",
          "adder_tree", "accumulate", "control")
@@ -100,10 +101,11 @@ DEFAULT_ACCUMULATOR = {("paper", True): "fp16", ("paper", False): "int32",
 DEFAULT_TABLE_SHARE = {"paper": 4, "full": 1}
 
 
-def operand(name: str) -> Operand:
-    if name not in OPERANDS:
-        raise ValueError(f"unknown format {name!r}; allowed values: {', '.join(OPERANDS)}")
-    return OPERANDS[name]
+def operand(fmt: str | nm.Format) -> Operand:
+    """``fmt`` (a name of ``ARRAY_FORMATS`` or a ``Format``) as the widths an array prices."""
+    record = ARRAY_FORMATS.lookup(fmt)
+    return Operand(ARRAY_FORMATS.label(record), record.width, record.exp_bits,
+                   record.man_bits if record.is_float else 0)
 
 
 def stacked(names, ndim: int) -> Operand:
@@ -184,7 +186,7 @@ def accumulator_format(spec: UnitSpec) -> Operand:
     """The accumulator: ``spec.accumulator``, else FP32 for FP sums and INT32 for integers."""
     if spec.accumulator is not None:
         return spec.accumulator
-    return OPERANDS["fp32" if entry_format(spec).is_float else "int32"]
+    return operand("fp32" if entry_format(spec).is_float else "int32")
 
 
 def add_into(spec: UnitSpec, fmt: Operand) -> Cost:
