@@ -13,6 +13,7 @@ from experiments._framework import (
     VERDICTS,
     Claim,
     ConfigError,
+    Experiment,
     cache_dir,
     collect_claims,
     contradiction_claim,
@@ -27,6 +28,7 @@ from experiments._framework import (
     use_cache_dir,
 )
 
-__all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "cache_dir", "collect_claims",
+__all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "Experiment", "cache_dir",
+           "collect_claims",
            "contradiction_claim", "describe", "get", "ids", "make_config", "markdown_table",
            "paper_claim", "reference", "registry", "use_cache_dir"]

@@ -1,24 +1,15 @@
-"""The contract every experiment module follows, and the pieces they share.
+"""The record every experiment module declares, and the pieces they share.
 
-An experiment module (one per paper figure/table) defines:
+An experiment module (one per paper figure/table) ends with its record,
+``EXPERIMENT = Experiment(...)`` (``Experiment``: id, title, paper, claim_keys with literal
+values, and its Config, run, plot, table, claims and, if it reads open-synthesis results,
+synthesis_designs). ``run(config) -> xarray.Dataset`` is computed from ``lutcore`` models only;
+``plot(ds)`` gives a matplotlib figure, ``table(ds)`` a Markdown table, ``claims(ds)`` the
+paper's statements checked against ``ds``. ``synthesis_designs(config) -> list[str]``: the cache
+files it reads (inputs of its job; the workflow's synthesis rule writes them when the config's
+``synthesize`` is true), read with ``lutcore.ppa.synth.read_cached``.
 
-``ID``        stable id, used for file names and the report (e.g. ``"mfnn-fig9"``)
-``TITLE``     one line: what it reproduces, naming the paper's figure/table
-``PAPER``     key of the reference file in ``experiments/reference/`` (e.g. ``"minifloat_nn"``)
-``CLAIMS``    the reference keys ``claims`` states in the full run (a tuple; ``collect_claims``
-              holds every run to it, and a test to the reference file: every entry is claimed,
-              fixed as not-testable-here, or pending in a named issue)
-``Config``    a frozen dataclass of the experiment's parameters (defaults = the full run)
-``run(config) -> xarray.Dataset``      computed from ``lutcore`` models only
-``plot(ds) -> matplotlib.figure.Figure``
-``table(ds) -> str``                   a Markdown table
-``claims(ds) -> list[Claim]``          the paper's statements, checked against ``ds``
-
-and, if it reads open-synthesis results, ``synthesis_designs(config) -> list[str]`` (their cache
-files become inputs of its job; the workflow's synthesis rule writes them when the config's
-``synthesize`` is true) and reads them with ``lutcore.ppa.synth.read_cached``.
-
-Paper values live only in ``experiments/reference/<paper>.yaml``; ``reference(PAPER, ID, key)``
+Paper values live only in ``experiments/reference/<paper>.yaml``; ``reference(paper, id, key)``
 reads one, so a claim can never carry a value typed into the experiment.
 
 Every claim has a verdict (``VERDICTS``): ``holds``; ``deviates`` (our model disagrees beyond the
@@ -37,9 +28,10 @@ import functools
 import importlib
 import pathlib
 import re
+import sys
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import yaml
@@ -63,6 +55,51 @@ def cache_dir() -> pathlib.Path | None:
 
 class ConfigError(ValueError):
     """A configuration value or key that an experiment cannot accept."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """One experiment, declared by its module as ``EXPERIMENT``.
+
+    id: stable id, used for file names and the report (e.g. ``"mfnn-fig9"``); title: one line,
+    what it reproduces, naming the paper's figure/table; paper: key of the reference file in
+    ``experiments/reference/``; claim_keys: the reference keys ``claims`` states in the full run
+    (``collect_claims`` holds every run to it, and a test the reference file: every entry is
+    claimed, fixed as not-testable-here, or pending in a named issue); config: a frozen dataclass
+    of its parameters (defaults = the full run); run, plot, table, claims, synthesis_designs: as
+    the module docstring says. ``id``, ``title`` and ``paper`` are string literals in the
+    module's source (in the record or in constants it names): the index reads them without
+    importing the module."""
+
+    id: str
+    title: str
+    paper: str
+    claim_keys: tuple[str, ...]
+    config: type
+    run: Callable[[Any], Any]
+    plot: Callable[[Any], Any]
+    table: Callable[[Any], str]
+    claims: Callable[[Any], list]
+    synthesis_designs: Callable[[Any], list[str]] | None = None
+
+    def __post_init__(self):
+        if not all(isinstance(x, str) and x for x in (self.id, self.title, self.paper)):
+            raise ValueError(f"Experiment {self.id!r}: id, title and paper must be non-empty "
+                             "strings")
+        keys = self.claim_keys
+        if not isinstance(keys, tuple) or len(set(keys)) != len(keys):
+            raise TypeError(f"{self.id}: claim_keys must be a tuple of distinct reference keys")
+        if not (dataclasses.is_dataclass(self.config)
+                and self.config.__dataclass_params__.frozen):
+            raise TypeError(f"{self.id}: config must be a frozen dataclass")
+        for name in ("run", "plot", "table", "claims"):
+            if not callable(getattr(self, name)):
+                raise TypeError(f"{self.id}: {name} must be callable")
+
+    @property
+    def module(self) -> types.ModuleType:
+        """The module that declares the record (its helpers, for tests and notebooks)."""
+        return sys.modules[self.run.__module__]
 
 
 VERDICTS = ("holds", "deviates", "paper-inconsistent", "not-testable-here", "finding")
@@ -188,61 +225,61 @@ def paper_title(paper: str) -> str:
     return _reference_file(paper)["paper"]
 
 
-def paper_claim(module, key: str, *, ours: str, holds: bool, tolerance: str = "",
-                deviation: str = "", verdict: str = "", reason: str = "") -> Claim:
-    """A ``Claim`` whose paper side is read from the reference file of ``module``; its verdict
-    is ``verdict``, else the one the reference entry fixes, else follows ``holds``."""
-    ref = reference(module.PAPER, module.ID, key)
+def paper_claim(experiment: Experiment, key: str, *, ours: str, holds: bool,
+                tolerance: str = "", deviation: str = "", verdict: str = "",
+                reason: str = "") -> Claim:
+    """A ``Claim`` whose paper side is read from the reference file of ``experiment``; its
+    verdict is ``verdict``, else the one the reference entry fixes, else follows ``holds``."""
+    ref = reference(experiment.paper, experiment.id, key)
     if ref.pending:
-        raise ValueError(f"{module.ID}.{key} is marked pending ({ref.pending}) in reference/"
-                         f"{module.PAPER}.yaml: remove the marker now that a claim checks it")
+        raise ValueError(f"{experiment.id}.{key} is marked pending ({ref.pending}) in reference/"
+                         f"{experiment.paper}.yaml: remove the marker now that a claim checks it")
     if verdict and ref.verdict and verdict != ref.verdict:
-        raise ValueError(f"{module.ID}.{key}: verdict {verdict!r} differs from the one its "
+        raise ValueError(f"{experiment.id}.{key}: verdict {verdict!r} differs from the one its "
                          f"reference entry fixes, {ref.verdict!r}")
     paper = ref.statement if ref.value is None else f"{ref.statement} [{ref.value}]"
-    return Claim(experiment=module.ID, claim=key, paper=f"{paper} ({ref.source})", ours=ours,
-                 holds=bool(holds), tolerance=tolerance, deviation=deviation,
+    return Claim(experiment=experiment.id, claim=key, paper=f"{paper} ({ref.source})",
+                 ours=ours, holds=bool(holds), tolerance=tolerance, deviation=deviation,
                  verdict=verdict or ref.verdict, reason=reason or ref.reason)
 
 
-def contradiction_claim(module, key: str, *, ours: str, shown: bool, tolerance: str = "",
-                        reason: str = "") -> Claim:
+def contradiction_claim(experiment: Experiment, key: str, *, ours: str, shown: bool,
+                        tolerance: str = "", reason: str = "") -> Claim:
     """A claim that the paper contradicts itself: ``shown`` when our arithmetic shows the
     contradiction (verdict paper-inconsistent, with ``reason``); otherwise it holds."""
-    return paper_claim(module, key, ours=ours, holds=not shown, tolerance=tolerance,
+    return paper_claim(experiment, key, ours=ours, holds=not shown, tolerance=tolerance,
                        verdict="paper-inconsistent" if shown else "",
                        reason=reason if shown else "")
 
 
-def collect_claims(module, ds, *, full: bool = False) -> list[Claim]:
-    """``module.claims(ds)``, checked against ``module.CLAIMS`` (every key it states is declared;
-    with ``full``, the run of the default config, every declared key is stated), plus a claim
-    for every reference entry of the experiment whose verdict is fixed as not-testable-here and
-    that ``claims`` did not state itself (nothing to compute; the reason says what it needs)."""
-    claims = list(module.claims(ds))
+def collect_claims(experiment: Experiment, ds, *, full: bool = False) -> list[Claim]:
+    """``experiment.claims(ds)``, checked against ``experiment.claim_keys`` (every key it states
+    is declared; with ``full``, the run of the default config, every declared key is stated),
+    plus a claim for every reference entry of the experiment whose verdict is fixed as
+    not-testable-here and that ``claims`` did not state itself (nothing to compute; the reason
+    says what it needs)."""
+    claims = list(experiment.claims(ds))
     bad = [c for c in claims if not isinstance(c, Claim)]
     if bad:
-        raise TypeError(f"{module.ID}.claims() must return Claim objects, got {bad[0]!r}")
+        raise TypeError(f"{experiment.id}.claims() must return Claim objects, got {bad[0]!r}")
     keys = [c.claim for c in claims]
     twice = sorted({k for k in keys if keys.count(k) > 1})
     if twice:
-        raise ValueError(f"{module.ID}.claims() states {', '.join(twice)} more than once")
-    declared = getattr(module, "CLAIMS", None)
-    if not isinstance(declared, tuple):
-        raise TypeError(f"{module.ID} must declare CLAIMS, the tuple of reference keys its "
-                        f"claims() states")
+        raise ValueError(f"{experiment.id}.claims() states {', '.join(twice)} more than once")
+    declared = experiment.claim_keys
     undeclared = [k for k in keys if k not in declared]
     if undeclared:
-        raise ValueError(f"{module.ID}.claims() states {', '.join(undeclared)}, not in its "
-                         f"CLAIMS; declare them")
+        raise ValueError(f"{experiment.id}.claims() states {', '.join(undeclared)}, not in its "
+                         f"claim_keys; declare them")
     missing = [k for k in declared if k not in keys] if full else []
     if missing:
-        raise ValueError(f"{module.ID} declares {', '.join(missing)} in CLAIMS but its full run "
-                         f"states no such claim")
-    entries = _reference_file(module.PAPER)["experiments"].get(module.ID, {})
-    claims += [paper_claim(module, key, ours="nothing computed (see the reason)", holds=False)
+        raise ValueError(f"{experiment.id} declares {', '.join(missing)} in claim_keys but its "
+                         f"full run states no such claim")
+    entries = _reference_file(experiment.paper)["experiments"].get(experiment.id, {})
+    claims += [paper_claim(experiment, key, ours="nothing computed (see the reason)",
+                           holds=False)
                for key in entries if key not in keys
-               and reference(module.PAPER, module.ID, key).verdict == "not-testable-here"]
+               and reference(experiment.paper, experiment.id, key).verdict == "not-testable-here"]
     return claims
 
 
@@ -258,8 +295,8 @@ def markdown_table(columns: list[str], rows: list[list], *, right: int = 0) -> s
 
 
 class Description(NamedTuple):
-    """What the report needs of an experiment, read from its source: the literal ``ID``,
-    ``PAPER`` and ``TITLE`` it assigns at module level."""
+    """What the report needs of an experiment before importing it: the ``id``, ``paper`` and
+    ``title`` of the ``Experiment`` record its module declares (``record_literals``)."""
 
     id: str
     paper: str
@@ -267,9 +304,12 @@ class Description(NamedTuple):
     module: str  # importable name, e.g. experiments.minifloat_nn.fig9_accuracy
 
 
+RECORD = "EXPERIMENT"  # the module-level name of an experiment module's record
+
+
 @functools.cache
 def _index() -> dict[str, Description]:
-    """Experiment id -> its Description, read from the sources.
+    """Experiment id -> its Description, read from the records in the sources.
 
     Reading is cheap; importing every experiment (JAX, xarray, matplotlib, the LLM and synthesis
     packages) is not, so ``get`` imports only the module it is asked for.
@@ -278,27 +318,41 @@ def _index() -> dict[str, Description]:
     root = pathlib.Path(__file__).parent
     for package in sorted(p for p in root.iterdir() if (p / "__init__.py").exists()):
         for path in sorted(package.glob("[!_]*.py")):
-            literals = _module_literals(path)
-            if "ID" not in literals:
+            fields = record_literals(path)
+            if not fields:
                 continue
-            if literals["ID"] in found:
-                raise RuntimeError(f"duplicate experiment id {literals['ID']}")
-            found[literals["ID"]] = Description(
-                id=literals["ID"], paper=literals.get("PAPER", ""),
-                title=literals.get("TITLE", ""), module=f"experiments.{package.name}.{path.stem}")
+            if fields["id"] in found:
+                raise RuntimeError(f"duplicate experiment id {fields['id']}")
+            found[fields["id"]] = Description(
+                id=fields["id"], paper=fields["paper"], title=fields["title"],
+                module=f"experiments.{package.name}.{path.stem}")
     return found
 
 
-def _module_literals(path: pathlib.Path) -> dict[str, str]:
-    """The strings a module assigns to ``ID``, ``PAPER`` and ``TITLE`` at its top level."""
-    found = {}
+def record_literals(path: pathlib.Path) -> dict[str, str]:
+    """The ``id``, ``paper`` and ``title`` of the ``Experiment`` record a module assigns to
+    ``EXPERIMENT`` at its top level, as string literals there or in the module-level constants
+    it names ({} for a module without a record)."""
+    constants, record = {}, None
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id in ("ID", "PAPER", "TITLE")
-                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-            found[node.targets[0].id] = node.value.value
-    return found
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            constants[node.targets[0].id] = node.value.value
+        elif node.targets[0].id == RECORD and isinstance(node.value, ast.Call):
+            record = node.value
+    if record is None:
+        return {}
+    given = {k.arg: k.value for k in record.keywords}
+    fields = {key: (given[key].value if isinstance(given.get(key), ast.Constant)
+                    else constants.get(getattr(given.get(key), "id", None)))
+              for key in ("id", "paper", "title")}
+    missing = [k for k, v in fields.items() if not isinstance(v, str)]
+    if missing:
+        raise RuntimeError(f"{path}: {RECORD} must give {', '.join(missing)} as string literals "
+                           "or module constants holding them")
+    return fields
 
 
 def ids() -> list[str]:
@@ -315,20 +369,21 @@ def describe(experiment_id: str) -> Description:
     return known[experiment_id]
 
 
-def registry() -> dict[str, types.ModuleType]:
-    """Every experiment module under ``experiments/<paper>/``, keyed by its ``ID``."""
+def registry() -> dict[str, Experiment]:
+    """Every experiment under ``experiments/<paper>/``, keyed by its id."""
     return {experiment_id: get(experiment_id) for experiment_id in _index()}
 
 
-def get(experiment_id: str) -> types.ModuleType:
-    """The experiment module with this id; a clear error listing the known ids otherwise."""
+def get(experiment_id: str) -> Experiment:
+    """The record of the experiment with this id; a clear error listing the known ids
+    otherwise."""
     described = describe(experiment_id)
-    module = importlib.import_module(described.module)
-    found = tuple(getattr(module, name, None) for name in ("ID", "PAPER", "TITLE"))
-    if found != described[:3]:
-        raise RuntimeError(f"{module.__name__}: ID, PAPER, TITLE {found} are not the literals "
-                           f"{described[:3]} its source assigns")
-    return module
+    record = getattr(importlib.import_module(described.module), RECORD)
+    if not isinstance(record, Experiment) or (record.id, record.paper,
+                                              record.title) != described[:3]:
+        raise RuntimeError(f"{described.module}: {RECORD} is not the Experiment record "
+                           f"{described[:3]} its source declares")
+    return record
 
 
 def _check_value(where: str, value: Any, annotation: Any) -> Any:
@@ -365,21 +420,22 @@ def _check_value(where: str, value: Any, annotation: Any) -> Any:
     return value
 
 
-def make_config(module: types.ModuleType, params: Mapping[str, Any] | None = None):
-    """Build ``module.Config`` from a plain mapping, naming any bad key and the allowed ones.
+def make_config(experiment: Experiment, params: Mapping[str, Any] | None = None):
+    """Build ``experiment.config`` from a plain mapping, naming any bad key and the allowed ones.
 
     Field annotations drive the checks (``int``, ``float``, ``bool``, ``str``, ``Literal[...]``,
-    ``tuple[X, ...]``); ``Config.__post_init__`` may add range checks by raising ``ConfigError``.
+    ``tuple[X, ...]``); the config's ``__post_init__`` may add range checks by raising
+    ``ConfigError``.
     """
     params = dict(params or {})
-    fields = {f.name: f for f in dataclasses.fields(module.Config)}
+    fields = {f.name: f for f in dataclasses.fields(experiment.config)}
     unknown = sorted(set(params) - set(fields))
     if unknown:
-        raise ConfigError(f"{module.ID}: unknown key(s) {', '.join(unknown)}; "
+        raise ConfigError(f"{experiment.id}: unknown key(s) {', '.join(unknown)}; "
                           f"allowed keys: {', '.join(sorted(fields))}")
-    hints = typing.get_type_hints(module.Config)
-    checked = {k: _check_value(f"{module.ID}.{k}", v, hints[k]) for k, v in params.items()}
+    hints = typing.get_type_hints(experiment.config)
+    checked = {k: _check_value(f"{experiment.id}.{k}", v, hints[k]) for k, v in params.items()}
     try:
-        return module.Config(**checked)
+        return experiment.config(**checked)
     except ConfigError as err:
-        raise ConfigError(f"{module.ID}: {err}") from None
+        raise ConfigError(f"{experiment.id}: {err}") from None

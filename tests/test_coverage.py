@@ -3,6 +3,8 @@ an experiment declares in ``CLAIMS`` (``collect_claims`` holds every run to that
 or fixed as not-testable-here with its reason (a claim is added for it), or pending in a named
 issue. Reads the modules and the reference files only: no experiment runs."""
 
+import types
+
 import pytest
 
 from experiments import registry
@@ -20,7 +22,7 @@ def offenders(paper: str) -> list[str]:
     for experiment, key, ref in entries:
         where = f"{paper}.yaml {experiment}.{key}"
         module = modules.get(experiment)
-        declared = key in getattr(module, "CLAIMS", ())
+        declared = module is not None and key in module.claim_keys
         if ref.pending:
             if declared:
                 found.append(f"{where}: pending ({ref.pending}) yet declared in CLAIMS; drop "
@@ -36,9 +38,10 @@ def offenders(paper: str) -> list[str]:
                          "pending: 'issue N — ...')")
     keys = {(e, k) for e, k, _ in entries}
     for experiment, module in modules.items():
-        if module.PAPER == paper:
+        if module.paper == paper:
             found += [f"{paper}.yaml: {experiment} declares {key} in CLAIMS, but the reference "
-                      "has no such entry" for key in module.CLAIMS if (experiment, key) not in keys]
+                      "has no such entry" for key in module.claim_keys
+                      if (experiment, key) not in keys]
     return found
 
 
@@ -72,8 +75,8 @@ def test_offenders_are_named(monkeypatch, tmp_path):
         "    orphan: {statement: s, source: t}\n")
     monkeypatch.setattr(_framework, "REFERENCE_DIR", tmp_path)
     _framework._reference_file.cache_clear()
-    fake = type("M", (), {"ID": "fake-fig0", "PAPER": "fake",
-                          "CLAIMS": ("claimed", "both", "ghost")})
+    fake = types.SimpleNamespace(id="fake-fig0", paper="fake",
+                                 claim_keys=("claimed", "both", "ghost"))
     monkeypatch.setattr("test_coverage.registry", lambda: {"fake-fig0": fake})
     try:
         found = offenders("fake")

@@ -36,12 +36,12 @@ def test_fig16_points_are_independent_lutcore_calls(tmp_path):
         gpu.H100, "cublas", 1024, 9216, 14336, act="fp8", weight_bits=8).seconds) * 1e3)
     errors = (ds.modeled - ds.measured) / ds.measured * 100
     np.testing.assert_allclose(ds.error, errors)
-    rows = {(r["role"], r["device"], r["category"]): r for r in FIG16.summary(ds)}
+    rows = {(r["role"], r["device"], r["category"]): r for r in FIG16.module.summary(ds)}
     gemm = rows[("validation", "a100", "gemm")]
     pick = (ds.role == "validation") & (ds.category == "gemm")
     assert gemm["rows"] == int(pick.sum()) and gemm["sources"] == ["llmcompass_a100.yaml"]
     assert gemm["mape"] == pytest.approx(float(np.abs(errors[pick]).mean()))
-    assert FIG16.mape(ds, "calibration", "gemm", "h200") == pytest.approx(
+    assert FIG16.module.mape(ds, "calibration", "gemm", "h200") == pytest.approx(
         float(abs(ds.error.sel(point="mamf_stas00.yaml: H200 SXM FP8 MAMF: 1280x4096x12032"))))
     claim, cost = FIG16.claims(ds)
     assert claim.claim == "simulator_mape" and "validation single-layer" in claim.ours
@@ -112,9 +112,9 @@ def test_a_best_of_set_is_compared_with_the_models_best_shape():
 
 
 def test_accel_sim_days_are_slowdown_times_task_time(monkeypatch):
-    assert FIG16.simulated_days(5e6, 10) == pytest.approx(5e7 / 86400)  # 578.70 days
-    assert FIG16.simulated_days(86400, 1) == 1.0
-    real = FIG16.reference
+    assert FIG16.module.simulated_days(5e6, 10) == pytest.approx(5e7 / 86400)  # 578.70 days
+    assert FIG16.module.simulated_days(86400, 1) == 1.0
+    real = FIG16.module.module.reference
 
     def paper(days):
         def patched(p, e, key):
@@ -123,8 +123,8 @@ def test_accel_sim_days_are_slowdown_times_task_time(monkeypatch):
         return patched
 
     for days, holds in ((579, True), (578, False), (600, False)):
-        monkeypatch.setattr(FIG16, "reference", paper(days))
-        claim = FIG16._cost_claim(FIG16)
+        monkeypatch.setattr(FIG16.module, "reference", paper(days))
+        claim = FIG16.module._cost_claim(FIG16)
         assert claim.holds == holds and "578.7 days" in claim.ours
 
 
@@ -214,16 +214,16 @@ def test_table1_speedups_pair_lut_rows_with_their_gpus_baselines():
                "A100-LUT-8X": {"prefill_ms": 2.0, "decode_ms": 4.0},
                "H100 FP8 TC": {"prefill_ms": 3.0, "decode_ms": 2.06},
                "H100-LUT-8X": {"prefill_ms": 3.0, "decode_ms": 1.0}}
-    found = {entry[:3]: entry[3] for entry in TABLE1.speedups(latency)}
+    found = {entry[:3]: entry[3] for entry in TABLE1.module.speedups(latency)}
     assert found == {("A100 FP16 TC", "A100-LUT-8X", "prefill_ms"): 5.0,
                      ("A100 FP16 TC", "A100-LUT-8X", "decode_ms"): 2.0,
                      ("A100 INT8 TC", "A100-LUT-8X", "prefill_ms"): 2.5,
                      ("A100 INT8 TC", "A100-LUT-8X", "decode_ms"): 1.0,
                      ("H100 FP8 TC", "H100-LUT-8X", "prefill_ms"): 1.0,
                      ("H100 FP8 TC", "H100-LUT-8X", "decode_ms"): 2.06}
-    assert TABLE1._located(TABLE1.speedups(latency), 2.06) == [
+    assert TABLE1.module._located(TABLE1.module.speedups(latency), 2.06) == [
         ("H100 FP8 TC", "H100-LUT-8X", "decode_ms", 2.06)]
-    assert TABLE1._located(TABLE1.speedups(latency), 2.07) == []
+    assert TABLE1.module._located(TABLE1.module.speedups(latency), 2.07) == []
 
 
 def test_table1_bad_config():
@@ -243,7 +243,7 @@ def test_table4_small_cases(tmp_path):
                                             precompute="separate"), gpu.workload(64, 1))
     assert float(ds.latency.sel(case="llama2-7b BS64 SEQ1", precompute="separate")) == \
         pytest.approx(float(want) * 1e3, rel=1e-6)
-    assert TABLE4.average_overheads(ds, "fused").keys() == {"prefill", "decode"}
+    assert TABLE4.module.average_overheads(ds, "fused").keys() == {"prefill", "decode"}
     assert [c.claim for c in TABLE4.claims(ds)] == ["separate_overhead", "fused_overhead"]
     storable(ds, tmp_path)
 
@@ -251,18 +251,18 @@ def test_table4_small_cases(tmp_path):
 def test_table4_rows_claim_compares_every_latency_with_the_papers():
     """A dataset holding the paper's latencies x 1.2 (one cell x 1.5): deviations are exact and
     the claim fails on that cell alone."""
-    rows = TABLE4.reference(TABLE4.PAPER, TABLE4.ID, "rows").value
+    rows = TABLE4.module.reference(TABLE4.paper, TABLE4.id, "rows").value
     cases = [f"{r['model']} BS{r['batch']} SEQ{r['seq']}" for r in rows]
-    latency = np.array([[1.2 * r[c] for c in TABLE4.PAPER_COLUMNS.values()] for r in rows])
+    latency = np.array([[1.2 * r[c] for c in TABLE4.module.PAPER_COLUMNS.values()] for r in rows])
     ds = xr.Dataset({"latency": (("case", "precompute"), latency)},
-                    coords={"case": cases, "precompute": list(TABLE4.TREATMENTS),
+                    coords={"case": cases, "precompute": list(TABLE4.module.TREATMENTS),
                             "model": ("case", [r["model"] for r in rows])})
-    deviations = TABLE4.row_deviations(ds)
+    deviations = TABLE4.module.row_deviations(ds)
     assert len(deviations) == 18
     assert all(d == pytest.approx(0.2) for d in deviations.values())
-    assert TABLE4._rows_claim(TABLE4, ds).holds  # 20 % is within the tolerance
+    assert TABLE4.module._rows_claim(TABLE4, ds).holds  # 20 % is within the tolerance
     ds.latency[2, 1] = 1.5 * rows[2]["separate_ms"]
-    claim = TABLE4._rows_claim(TABLE4, ds)
+    claim = TABLE4.module._rows_claim(TABLE4, ds)
     assert not claim.holds and claim.ours.startswith("17/18 latencies")
     assert claim.deviation == f"worst {cases[2]}, separate: +50%"
 

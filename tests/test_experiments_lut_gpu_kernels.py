@@ -74,13 +74,13 @@ def test_fig15_lut_beats_mac_and_drm_helps(fig15):
 
 def with_reference(monkeypatch, module, key, **value):
     """``module``'s reference entry ``key`` with ``value`` merged into its value."""
-    real = module.reference
+    real = module.module.reference
 
     def patched(paper, experiment, name):
         ref = real(paper, experiment, name)
         return ref if name != key else dataclasses.replace(ref, value={**ref.value, **value})
 
-    monkeypatch.setattr(module, "reference", patched)
+    monkeypatch.setattr(module.module, "reference", patched)
 
 
 def test_fig15_tiles_are_the_kernels_picks_and_the_tile_claim_counts_registers(

@@ -98,7 +98,7 @@ def test_tablequant_reference_is_the_exact_product(quant):
     """The error statistic is against a @ W^T: recompute one point independently."""
     config = make_config(QUANT, SMALL_QUANT)
     rng = np.random.default_rng(0)
-    a = QUANT.activations(rng, config, "gaussian")
+    a = QUANT.module.activations(rng, config, "gaussian")
     w = rng.integers(0, 2, (config.n, config.ktot))
     exact = a @ (w - 0.5).T
     quantized = np.asarray(lut.mpgemm(a, w, w_bits=1, zero=0.5, k=2, table_bits=8))

@@ -50,7 +50,7 @@ def test_table3_small(tmp_path):
     module = get("mfnn-table3")
     ds = module.run(make_config(module, {"runs": ["fp64_fma:64x64x64"]}))
     _stores(ds, tmp_path)
-    cal = reference(module.PAPER, module.ID, "cluster_efficiency").value
+    cal = reference(module.paper, module.id, "cluster_efficiency").value
     calibration = ds.attrs["calibration"]
     # the calibration run draws exactly the measured power; the FP64 run is predicted
     assert float(ds.power.sel(run=calibration)) == pytest.approx(cal["power_mw"])

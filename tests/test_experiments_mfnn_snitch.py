@@ -65,7 +65,7 @@ def test_table2_reference_is_the_exact_product_rounded():
     a[0, :2], bt[0, :2] = [1e16, -1e16], [1.0, 1.0]  # cancellation: naive float64 sums lose it
     exact = [[float(sum(Fraction(x) * Fraction(y) for x, y in zip(row, col))) for col in bt]
              for row in a]
-    np.testing.assert_array_equal(TABLE2._reference_product(a, bt), exact)
+    np.testing.assert_array_equal(TABLE2.module._reference_product(a, bt), exact)
 
 
 def test_memory_fit_limits_come_from_footprints():

@@ -91,13 +91,13 @@ def rtl_small():
 
 def test_rtl_counts_are_what_the_models_give(rtl_small):
     """The stored counts are the classification of direct exsdotp calls on the same inputs."""
-    assert set(RTL.KINDS) == set(rtl_small.kind.values)
+    assert set(RTL.module.KINDS) == set(rtl_small.kind.values)
     count = rtl_small["count"]
     np.testing.assert_array_equal(count.sel(kind="any_result"),
-                                  count.sel(kind=list(RTL.RESULT_KINDS)).sum("kind"))
+                                  count.sel(kind=list(RTL.module.RESULT_KINDS)).sum("kind"))
     rng = np.random.default_rng(0)
     src, dst = nm.FORMATS["fp8"], nm.FORMATS["fp16"]
-    ops = RTL._operands(rng, src, dst, 4000, "random")
+    ops = RTL.module._operands(rng, src, dst, 4000, "random")
     ideal = nm.exsdotp(*ops, src=src, dst=dst, rounding="rtz")
     rtl = nm.exsdotp(*ops, src=src, dst=dst, rounding="rtz", model="rtl")
     stored = int(count.sel(pair="fp8->fp16", rounding="rtz", inputs="random", kind="any_result"))

@@ -2,7 +2,6 @@
 
 import dataclasses
 import inspect
-import types
 from typing import Literal
 
 import pytest
@@ -11,6 +10,7 @@ import experiments
 from experiments import (
     Claim,
     ConfigError,
+    Experiment,
     _framework,
     collect_claims,
     get,
@@ -35,7 +35,9 @@ class Config:
             raise ConfigError(f"trials must be >= 1, got {self.trials}")
 
 
-FAKE = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", Config=Config)
+FAKE = Experiment(id="fake-fig0", title="A fake experiment", paper="fake", claim_keys=(),
+                  config=Config, run=lambda config: None, plot=lambda ds: None,
+                  table=lambda ds: "", claims=lambda ds: [])
 
 
 def error(params) -> str:
@@ -103,32 +105,41 @@ def test_package_reexports_the_framework():
 
 @pytest.mark.parametrize("experiment_id", sorted(registry()))
 def test_registered_modules_follow_the_contract(experiment_id):
-    module = get(experiment_id)
-    assert module.ID == experiment_id and module.TITLE and module.PAPER
-    assert dataclasses.is_dataclass(module.Config)
-    assert module.Config.__dataclass_params__.frozen
-    assert make_config(module) == module.Config()  # the defaults are valid (the full run)
+    record = get(experiment_id)
+    assert isinstance(record, Experiment) and record.id == experiment_id
+    assert make_config(record) == record.config()  # the defaults are valid (the full run)
     for name in ("run", "plot", "table", "claims"):
-        assert len(inspect.signature(getattr(module, name)).parameters) == 1, name
-    assert isinstance(module.CLAIMS, tuple) and len(set(module.CLAIMS)) == len(module.CLAIMS)
-    assert (_framework.REFERENCE_DIR / f"{module.PAPER}.yaml").exists()
+        assert len(inspect.signature(getattr(record, name)).parameters) == 1, name
+    assert (_framework.REFERENCE_DIR / f"{record.paper}.yaml").exists()
+
+
+@pytest.mark.parametrize("fields, match", [
+    ({"id": ""}, "id, title and paper must be non-empty strings"),
+    ({"claim_keys": ["a"]}, "claim_keys must be a tuple of distinct reference keys"),
+    ({"claim_keys": ("a", "a")}, "claim_keys must be a tuple of distinct reference keys"),
+    ({"config": dict}, "config must be a frozen dataclass"),
+    ({"plot": None}, "plot must be callable"),
+])
+def test_an_experiment_record_checks_itself(fields, match):
+    with pytest.raises((TypeError, ValueError), match=match):
+        dataclasses.replace(FAKE, **fields)
 
 
 def test_every_experiment_module_is_found_without_importing_it():
     modules = [p for p in (_framework.REFERENCE_DIR.parent).glob("*/[!_]*.py")]
-    literals = [_framework._module_literals(p) for p in modules]
-    assert modules and all(set(found) == {"ID", "PAPER", "TITLE"} for found in literals)
-    assert experiments.ids() == sorted(registry()) == sorted(found["ID"] for found in literals)
-    for experiment_id, module in registry().items():
+    literals = [_framework.record_literals(p) for p in modules]
+    assert modules and all(set(found) == {"id", "paper", "title"} for found in literals)
+    assert experiments.ids() == sorted(registry()) == sorted(found["id"] for found in literals)
+    for experiment_id, record in registry().items():
         described = experiments.describe(experiment_id)
         assert (described.id, described.paper, described.title) == (
-            module.ID, module.PAPER, module.TITLE)
+            record.id, record.paper, record.title)
     with pytest.raises(experiments.ConfigError, match="unknown experiment 'mfnn-fig99'; known"):
         experiments.describe("mfnn-fig99")
 
 
 def test_registry_covers_the_papers():
-    papers = {module.PAPER for module in registry().values()}
+    papers = {record.paper for record in registry().values()}
     assert "minifloat_nn" in papers
 
 
@@ -218,18 +229,18 @@ def test_bad_reference_entries_are_named(reference_dir, entry, match):
 def test_collect_claims_adds_the_untestable_entries(reference_dir):
     (reference_dir / "fake.yaml").write_text(FIXED)
     speedup = paper_claim(FAKE, "speedup", ours="1.4", holds=True)
-    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", CLAIMS=("speedup", "table"),
-                                   claims=lambda ds: [speedup])
+    module = dataclasses.replace(FAKE, claim_keys=("speedup", "table"),
+                                 claims=lambda ds: [speedup])
     claims = collect_claims(module, None)
     assert [c.claim for c in claims] == ["speedup", "table"]  # not the finding, not pending
     assert claims[1].verdict == "not-testable-here" and not claims[1].holds
     stated = paper_claim(FAKE, "table", ours="RTN INT2 instead", holds=False)
-    module.claims = lambda ds: [stated]
+    module = dataclasses.replace(module, claims=lambda ds: [stated])
     assert collect_claims(module, None) == [stated]  # stated by the experiment: not twice
-    module.claims = lambda ds: [speedup, speedup]
+    module = dataclasses.replace(module, claims=lambda ds: [speedup, speedup])
     with pytest.raises(ValueError, match="states speedup more than once"):
         collect_claims(module, None)
-    module.claims = lambda ds: ["speedup"]
+    module = dataclasses.replace(module, claims=lambda ds: ["speedup"])
     with pytest.raises(TypeError, match="must return Claim objects"):
         collect_claims(module, None)
 
@@ -238,18 +249,15 @@ def test_collect_claims_holds_the_module_to_its_declaration(reference_dir):
     (reference_dir / "fake.yaml").write_text(FIXED)
     speedup = paper_claim(FAKE, "speedup", ours="1.4", holds=True)
     finding = paper_claim(FAKE, "ours", ours="confirmed", holds=True)
-    module = types.SimpleNamespace(ID="fake-fig0", PAPER="fake", CLAIMS=("speedup", "ours"),
-                                   claims=lambda ds: [speedup])
+    module = dataclasses.replace(FAKE, claim_keys=("speedup", "ours"),
+                                 claims=lambda ds: [speedup])
     assert [c.claim for c in collect_claims(module, None)] == ["speedup", "table"]  # a subset
-    with pytest.raises(ValueError, match="declares ours in CLAIMS but its full run states no"):
+    with pytest.raises(ValueError, match="declares ours in claim_keys but its full run states"):
         collect_claims(module, None, full=True)
-    module.claims = lambda ds: [speedup, finding]
+    module = dataclasses.replace(module, claims=lambda ds: [speedup, finding])
     assert len(collect_claims(module, None, full=True)) == 3
-    module.CLAIMS = ("speedup",)
-    with pytest.raises(ValueError, match="states ours, not in its CLAIMS; declare them"):
-        collect_claims(module, None)
-    del module.CLAIMS
-    with pytest.raises(TypeError, match="fake-fig0 must declare CLAIMS"):
+    module = dataclasses.replace(module, claim_keys=("speedup",))
+    with pytest.raises(ValueError, match="states ours, not in its claim_keys; declare them"):
         collect_claims(module, None)
 
 

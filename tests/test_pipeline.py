@@ -62,7 +62,7 @@ def test_data_carries_provenance(quick_run):
                              engine="h5netcdf") as ds:
             attrs = ds.attrs
         assert attrs["experiment"] == experiment_id
-        assert attrs["title"] == get(experiment_id).TITLE
+        assert attrs["title"] == get(experiment_id).title
         assert attrs["lutcore_version"] and attrs["git_commit"]
         assert attrs["config_sha256"] == hashlib.sha256(attrs["config"].encode()).hexdigest()
 
@@ -85,7 +85,7 @@ def test_report_shows_every_experiment_and_every_deviation(quick_run):
     claims = json.loads((results / "claims.json").read_text())
     assert "Preset `quick`" in report
     for experiment_id in PIPELINE_SAMPLE:
-        assert f"### {experiment_id}: {get(experiment_id).TITLE}" in report
+        assert f"### {experiment_id}: {get(experiment_id).title}" in report
         assert f"(figures/{experiment_id}.png)" in report
     deviations = report.split("## Deviations", 1)[1].split("\n## ", 1)[0]
     failing = [c for c in claims if c["verdict"] == "deviates"]
@@ -165,7 +165,7 @@ def test_synthesis_is_one_job_for_every_design_the_preset_synthesizes(tmp_path):
     log = done.stdout + done.stderr
     assert log.count("rule synthesis:") == 1
     designs = {d for i in ("lut-synth", "mfnn-fig7")
-               for d in get(i).synthesis_designs(get(i).Config())}
+               for d in get(i).synthesis_designs(get(i).config())}
     outputs = {f"synthesis_cache/{d}.{flow}.json" for d in designs for flow in FLOWS}
     planned = next(line for line in log.splitlines() if "synthesis_cache/" in line
                    and line.lstrip().startswith("output:"))

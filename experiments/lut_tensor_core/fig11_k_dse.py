@@ -13,14 +13,20 @@ peaks depends on the accumulator's share of the unit.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments import ConfigError, contradiction_claim, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    contradiction_claim,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 from experiments.lut_tensor_core._ppa_sweep import (
     BOUNDARY_STYLES,
     FREQ_GHZ,
@@ -151,7 +157,7 @@ def claims(ds: xr.Dataset):
 
 
 def _claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     if ds.sizes["K"] < 3:
         return []
     out = []
@@ -224,3 +230,7 @@ def _fp_optimum_vs_release(module, ds: xr.Dataset):
         reason=f"K = {paper} is the optimum of an FP32-accumulating unit; the released unit "
                   "accumulates in FP16, whose optimum is K = 4: Fig. 11 and the released RTL "
                   "cannot describe the same unit" if shown else "")
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

@@ -13,13 +13,12 @@ table per unit).
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (
     BOUNDARY_STYLES,
     COLORS,
@@ -160,7 +159,7 @@ def claims(ds: xr.Dataset):
 
 
 def _claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     if ds.sizes["w_bits"] < 4:
         return []
     out = []
@@ -183,3 +182,7 @@ def _claims(ds: xr.Dataset):
             holds=ours == paper, tolerance="same crossover width at the paper boundary",
             deviation="" if ours == paper else f"crossover at {ours} bits, paper {paper}"))
     return out
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

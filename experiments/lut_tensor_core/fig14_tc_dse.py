@@ -13,7 +13,6 @@ bit-serial ones (ADD, LUT) take W cycles per product, which the table lists as t
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -21,7 +20,7 @@ import xarray as xr
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 import lutcore.ppa as ppa
-from experiments import markdown_table, paper_claim, reference
+from experiments import Experiment, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (
     COLORS,
     LIBRARY_LABELS,
@@ -198,7 +197,7 @@ def claims(ds: xr.Dataset):
 
 
 def _claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     best, full = panel_best(ds), panel_best(ds, "full")
     first, others = _smallest(best)
     full_first, _ = _smallest(full)
@@ -312,3 +311,7 @@ def _ratio_claims(module, best, full):
         holds=all(low <= v <= high for v in values),
         tolerance=f"every ratio within the paper's {low}x-{high}x at the paper boundary",
         deviation=f"range {min(values):.1f}x-{max(values):.1f}x")]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import contradiction_claim, markdown_table, paper_claim, reference
+from experiments import Experiment, contradiction_claim, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
 from experiments.lut_tensor_core._ppa_sweep import (
     LIBRARIES,
@@ -218,7 +217,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     out = []
     if "fp16" in ds.activation.values and 1 in ds.weight_bits.values:
         point = ds.sel(activation="fp16", weight_bits=1)
@@ -400,3 +399,7 @@ def _tile_claim(module, ds: xr.Dataset):
             "per warp tile. The authors' Accel-Sim flow (see the source) traced an FP16 "
             "stand-in of this tile with N / 8 and FP16 accumulators, so the simulation never "
             "held the LUT tile's accumulators"))
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

@@ -18,13 +18,12 @@ the ``layer`` category.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core import _measured
 
 ID = "lut-fig16"
@@ -169,7 +168,7 @@ def _cost_claim(module):
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     paper = reference(PAPER, ID, "simulator_mape").value
     layer = mape(ds, "validation", "layer")
     by_gpu = "; ".join(f"{r['device']} {r['category']} {r['mape']:.1f} % ({r['rows']} rows)"
@@ -187,3 +186,7 @@ def claims(ds: xr.Dataset):
         deviation=f"{headline - paper:+.2f} percentage points; the paper validates on A100 and "
                   "RTX 3090 single layers of its own runs, ours on public A100 measurements (no "
                   "public RTX 3090 layer timings found)"), _cost_claim(module)]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

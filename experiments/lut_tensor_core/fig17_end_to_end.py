@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import ConfigError, contradiction_claim, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    contradiction_claim,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 from experiments.lut_tensor_core._ppa_sweep import (
     LIBRARIES,
     LIBRARY_LABELS,
@@ -58,10 +64,11 @@ class Config:
     activation: str = "fp16"
 
     def __post_init__(self):
-        checks = (("gpus", self.gpus, tuple(gpu.GPUS)), ("models", self.models, tuple(gpu.LLMS)),
+        checks = (("activation", (self.activation,), ("fp16", "int8")),
+                  ("gpus", self.gpus, gpu.gpus_with(self.activation)),
+                  ("models", self.models, tuple(gpu.LLMS)),
                   ("weight_bits", self.weight_bits, (1, 2, 3, 4, 8)),
-                  ("lut_scales", self.lut_scales, gpu.LUT_SCALES),
-                  ("activation", (self.activation,), ("fp16", "int8")))
+                  ("lut_scales", self.lut_scales, gpu.LUT_SCALES))
         for key, values, allowed in checks:
             bad = [v for v in values if v not in allowed]
             if bad:
@@ -218,7 +225,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     lut = [s for s in ds.system.values if s.startswith("lut")]
     speedup = ds.speedup.sel(system=lut)
     best = speedup.where(speedup == speedup.max(), drop=True)
@@ -278,3 +285,7 @@ def _activation_claim(module, ds, top, paper_area):
         tolerance=f"the activation format moves the fraction by less than {FORMAT_EFFECT:.0%}",
         reason=f"the {paper_area} % is Table 1's A_INT8 row; FP16-activation LUT arrays hold "
                   f"FP16 tables, {act / int8:.2f}x the area in our model" if shown else "")
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

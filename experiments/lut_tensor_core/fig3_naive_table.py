@@ -8,7 +8,6 @@ possible INT1 pattern. The reference dot products are exact rational sums (``fra
 from __future__ import annotations
 
 import dataclasses
-import sys
 from fractions import Fraction
 
 import matplotlib.pyplot as plt
@@ -17,7 +16,7 @@ import xarray as xr
 
 import lutcore.lut as lut
 import lutcore.numerics as nm
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "lut-fig3"
 TITLE = "Naive LUT-based mpGEMM tile: FP16 activations, INT1 weights (LUT Tensor Core Fig. 3)"
@@ -98,7 +97,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     entries = ds.sizes["entry"]
     want = reference(PAPER, ID, "table_entries").value
     exact = bool(ds.lookup_is_exact.all())
@@ -121,3 +120,7 @@ def claims(ds: xr.Dataset):
         claims.insert(0, paper_claim(module, "table_entries", ours=f"{entries} entries",
                                      holds=entries == want, tolerance="exact"))
     return claims
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

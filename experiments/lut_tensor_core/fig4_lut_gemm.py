@@ -11,7 +11,6 @@ LLAMA2-70B layer; M is the batch (tokens).
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import jax.numpy as jnp
 import matplotlib.pyplot as plt
@@ -19,7 +18,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import markdown_table, paper_claim
+from experiments import Experiment, markdown_table, paper_claim
 from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive, layer_shapes
 
 ID = "lut-fig4"
@@ -118,7 +117,7 @@ def _slower_points(ratio: xr.DataArray) -> list[tuple[int, int]]:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     ratio = slowdown(ds)
     faster = int((ratio > 1).sum())
     largest = ratio.isel(batch=-1)
@@ -149,3 +148,7 @@ def claims(ds: xr.Dataset):
                               "CUDA-core rates; the paper measured LUT-GEMM's code, whose large-"
                               "batch path also faults (Seg. Error)"),
     ]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

@@ -10,14 +10,13 @@ table halving from the precompute operator; offline negation from comparing both
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "lut-fig7"
 TITLE = ("Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size "
@@ -152,7 +151,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     ref = lambda key: reference(PAPER, ID, key).value
     mapped = [int(v) for v in ds.reinterpreted.values]
     claims = []
@@ -184,3 +183,7 @@ def claims(ds: xr.Dataset):
         ours=f"same results (max |difference| {diff:g}); index NOTs {nots[0]} -> {nots[1]}",
         holds=diff == 0 and nots[1] == 0 < nots[0], tolerance="bit-identical results"))
     return claims
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

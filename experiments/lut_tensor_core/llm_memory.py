@@ -12,7 +12,6 @@ bits per 3 weights. GPU memory is ``lutcore.gpu``'s datasheet capacity.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -20,7 +19,7 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 import lutcore.lut as lut
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "lut-memory"
 TITLE = "Weight memory of the LLMs by weight bits vs GPU memory (LUT Tensor Core Sec. 2.1)"
@@ -122,7 +121,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     if "llama2-70b" not in ds.model.values or "fp16" not in ds.weights.values:
         return []
     fp16 = float(ds.weight_bytes.sel(model="llama2-70b", weights="fp16"))
@@ -141,3 +140,7 @@ def claims(ds: xr.Dataset):
                     holds=all(fp16 > m for m in memory.values()),
                     tolerance="more than each GPU's memory"),
     ]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

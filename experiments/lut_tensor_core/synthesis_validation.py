@@ -35,7 +35,6 @@ import dataclasses
 import functools
 import pathlib
 import re
-import sys
 from typing import NamedTuple
 
 import matplotlib.pyplot as plt
@@ -43,7 +42,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments import ConfigError, markdown_table, paper_claim
+from experiments import ConfigError, Experiment, markdown_table, paper_claim
 from lutcore.ppa import _cells, synth
 
 ID = "lut-synth"
@@ -369,7 +368,7 @@ def _sample_claim(ds):
     ratios = ds.ratio.sel(flow="area").values[mask]
     no_adders = [r for d, r in zip(ds.design.values[mask], ratios) if _fa_share(ds, d) == 0]
     return paper_claim(  # a finding of ours, as its reference entry says
-        sys.modules[__name__], "model_within_15_percent_of_synthesis",
+        EXPERIMENT, "model_within_15_percent_of_synthesis",
         ours=f"{len(within)} of {int(mask.sum())} designs within ±{GOAL:.0%}; geometric mean "
              f"model/synth {_geomean(ratios):.2f}"
              + (f"; designs without FA/HA: {min(no_adders):.2f}-{max(no_adders):.2f}"
@@ -392,7 +391,7 @@ def _release_claim(ds):
         f"within {s[2]:.2%}), model {m[0]:.0f} per column + {m[1]:.0f}"
         for f, (s, m) in fits.items() if s and m)
     return paper_claim(  # a finding of ours, as its reference entry says
-        sys.modules[__name__], "release_structure_within_15_percent",
+        EXPERIMENT, "release_structure_within_15_percent",
         ours=f"paper-boundary model of the release: {len(within)} of {int(mask.sum())} within "
              f"±{GOAL:.0%} in the area flow ({_ratios(ds, mask, 'area')}); closed at the "
              f"clock target: {_ratios(ds, mask, 'clock')}{scaling}",
@@ -414,7 +413,7 @@ def _closed_claim(ds):
     area = clock.ratio.values
     release = _is_release(ds)
     return paper_claim(  # a finding of ours, as its reference entry says
-        sys.modules[__name__], "closed_model_vs_clock_flow",
+        EXPERIMENT, "closed_model_vs_clock_flow",
         ours=f"model / synthesis at the 1 ns target: area geometric mean {_geomean(area):.2f} "
              f"({_ratios(ds, every, 'clock')}); both fit the target: "
              f"{int((~limited).sum())} of {limited.size}; critical path where either misses: "
@@ -444,7 +443,7 @@ def _clock_claim(ds):
     second = ds[f"{SECOND}_path"].values[mask]
     closes = ds[f"{SECOND}_meets"].values[mask]
     return paper_claim(
-        sys.modules[__name__], "closes_at_1ghz",
+        EXPERIMENT, "closes_at_1ghz",
         ours=f"released structure synthesized for {period:.0f} ps (1 ns x 45/28): critical "
              "paths " + ", ".join(f"{d} {p:.0f} ps" for d, p in zip(names, paths))
              + f"; the paper-boundary model closed at that period ({', '.join(architectures)},"
@@ -464,3 +463,7 @@ def _clock_claim(ds):
 def claims(ds: xr.Dataset):
     found = [_sample_claim(ds), _release_claim(ds), _closed_claim(ds), _clock_claim(ds)]
     return [c for c in found if c is not None]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims, synthesis_designs=synthesis_designs)

@@ -18,14 +18,20 @@ hold every boundary and sizing. Rows for H200 (same GH100 compute, faster HBM) a
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import ConfigError, contradiction_claim, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    contradiction_claim,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 from experiments.lut_tensor_core._ppa_sweep import LIBRARIES, library_claims, library_tables
 from experiments.lut_tensor_core._tc_area import CLOCK_GHZ, SIZINGS, lut_sm_macs, sm_arrays
 
@@ -47,12 +53,12 @@ ROWS = (
     ("A100 INT8 TC", "a100", "dequant", "int8", 2, 0, "bitnet-b1.58-3b"),
     ("A100-LUT-4X", "a100", "lut_tensor_core", "int8", 2, 4, "bitnet-b1.58-3b"),
     ("A100-LUT-8X", "a100", "lut_tensor_core", "int8", 2, 8, "bitnet-b1.58-3b"),
-    ("H100 FP8 TC", "h100", "cublas", "fp8", 8, 0, "bitnet-b1.58-3b"),
-    ("H100-LUT-4X", "h100", "lut_tensor_core", "fp8", 2, 4, "bitnet-b1.58-3b"),
-    ("H100-LUT-8X", "h100", "lut_tensor_core", "fp8", 2, 8, "bitnet-b1.58-3b"),
-    ("H200 FP8 TC", "h200", "cublas", "fp8", 8, 0, "bitnet-b1.58-3b"),
-    ("H200-LUT-4X", "h200", "lut_tensor_core", "fp8", 2, 4, "bitnet-b1.58-3b"),
-    ("H200-LUT-8X", "h200", "lut_tensor_core", "fp8", 2, 8, "bitnet-b1.58-3b"),
+    # the H100 rows, for every GPU with FP8 tensor cores
+    *((f"{g.upper()}{label}", g, kernel, "fp8", bits, scale, "bitnet-b1.58-3b")
+      for g in gpu.gpus_with("fp8")
+      for label, kernel, bits, scale in ((" FP8 TC", "cublas", 8, 0),
+                                         ("-LUT-4X", "lut_tensor_core", 2, 4),
+                                         ("-LUT-8X", "lut_tensor_core", 2, 8))),
 )
 LABELS = tuple(r[0] for r in ROWS)
 
@@ -260,7 +266,7 @@ def _ratio(ds, field, numerator, denominator, invert=False):
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     out = []
     if not {"A100 FP16 TC", "A100-LUT-8X"} <= set(ds.row.values):
         return out
@@ -291,7 +297,7 @@ def claims(ds: xr.Dataset):
 
 
 def _area_claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     return _text_ratio_claims(module, ds) + _sizing_claims(module, ds)
 
 
@@ -442,3 +448,7 @@ def _low_end_claim(module, ds: xr.Dataset):
             f"against the paper's {paper[b][c]} / {paper[lut][c]} ms"
             for o, (b, lut, c, _) in zip(matched, located))
         or "no pair of Table 1 rows gives the paper's value")
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

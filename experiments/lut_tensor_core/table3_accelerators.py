@@ -12,14 +12,13 @@ they are context, not outputs.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
-from experiments import markdown_table, paper_claim, reference
+from experiments import Experiment, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._ppa_sweep import (
     BOUNDARY_LABELS,
     LIBRARY_LABELS,
@@ -163,7 +162,7 @@ def claims(ds: xr.Dataset):
 
 
 def _claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     paper = reference(PAPER, ID, "lut_tensor_core_pe_efficiency").value
     pe = ds.efficiency.sel(scope="PE array (best M N K)")
     ours, full = float(pe.sel(boundary="paper")), float(pe.sel(boundary="full"))
@@ -189,3 +188,7 @@ def _claims(ds: xr.Dataset):
         holds=ds.sizes["pair"] == len(column["activations"]) * len(column["weights"])
         and bool(np.all(np.isfinite(ds.column_efficiency.values))),
         tolerance="every listed pair buildable and priced")]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

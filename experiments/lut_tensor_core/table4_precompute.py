@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "lut-table4"
 TITLE = "Table precompute overhead, separate vs fused (LUT Tensor Core Table 4)"
@@ -149,7 +148,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     out = []
     for key, treatment in (("separate_overhead", "separate"), ("fused_overhead", "fused")):
         paper = dict(zip(("prefill", "decode"), reference(PAPER, ID, key).value))
@@ -183,3 +182,7 @@ def _rows_claim(module, ds: xr.Dataset):
         holds=within == len(deviations),
         tolerance=f"every latency within {ROW_TOLERANCE:.0%} of the paper's",
         deviation=f"worst {worst[0]}, {worst[1]}: {deviations[worst]:+.0%}")
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

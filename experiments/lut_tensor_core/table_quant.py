@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "lut-tablequant"
 TITLE = "INT8 table quantization error vs activation quantization (LUT Tensor Core Sec. 3.1.3)"
@@ -211,7 +210,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     if 8 not in ds.table_bits.values or HEADLINE_K not in ds.k.values:
         return []
     err = _mean(ds).sel(k=HEADLINE_K)
@@ -242,3 +241,7 @@ def claims(ds: xr.Dataset):
                     holds=bool((ratio <= 1).all()),
                     tolerance="table error <= activation-quantization error at every point"),
     ]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

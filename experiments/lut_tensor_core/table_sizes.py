@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "lut-tables"
 TITLE = "Table entries, tile storage and precompute redundancy (LUT Tensor Core Sec. 3.1, Eqs. 7-8)"
@@ -269,7 +268,7 @@ def _design_claims(module, ds: xr.Dataset) -> list:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     k = ds.k.values[:, None]
     w = ds.w_bits.values[None, :]
     formulas = {"naive": 2.0 ** (w * k), "bitserial": 2.0 ** k + 0 * w,
@@ -304,3 +303,7 @@ def claims(ds: xr.Dataset):
         ours=f"lutcore's tile storage {'matches' if eq7 and eq8 else 'differs from'} "
              "Eq. 7 and Eq. 8 at every K, LUT_BIT, W_BIT of the sweep",
         holds=eq7 and eq8, tolerance="exact")]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

@@ -9,7 +9,6 @@ lane widths.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import jax
 import matplotlib.pyplot as plt
@@ -18,7 +17,7 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 import lutcore.numerics as nm
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "mfnn-fig1"
 TITLE = "FP formats and the MiniFloat-NN operations supporting them (MiniFloat-NN Fig. 1, Table I)"
@@ -149,7 +148,7 @@ def _pairs(ds, op):
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
 
     def ref(key):
         return reference(PAPER, ID, key).value
@@ -259,3 +258,7 @@ def _background_claims(module, ds: xr.Dataset):
 
 def _width(ds: xr.Dataset, fmt: str) -> int:
     return int(ds.width.sel(format=fmt))
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

@@ -12,7 +12,6 @@ by a few outliers. The median per-trial relative error is stored and tabulated a
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Literal
 
 import matplotlib.pyplot as plt
@@ -20,7 +19,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments import ConfigError, markdown_table, paper_claim
+from experiments import ConfigError, Experiment, markdown_table, paper_claim
 
 ID = "mfnn-fig9"
 TITLE = "Accumulation accuracy of ExSdotp vs two cascaded ExFMA (MiniFloat-NN Fig. 9, Table IV)"
@@ -150,7 +149,7 @@ def _comparison(ds: xr.Dataset, pair: str) -> dict[str, list[int]]:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     pairs = [p for p in HEADLINE_PAIRS if p in ds.pair.values]
     if not pairs:
         return []
@@ -203,3 +202,7 @@ def claims(ds: xr.Dataset):
                        + ("smaller" if ratio[narrow] < ratio[wide] else "larger")
                        + " for 8->16")))
     return out
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

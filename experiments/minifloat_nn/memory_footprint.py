@@ -9,14 +9,13 @@ that fits at each R. Stack and runtime data in the scratchpad are not counted.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import lutcore.snitch as snitch
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 from experiments.minifloat_nn._snitch_sizes import check_sizes, parse_size
 
 ID = "mfnn-memory"
@@ -111,7 +110,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     paper = reference(PAPER, ID, "fit_limits").value
     kernels = [k for k in paper if k in ds.kernel.values]
     if not kernels or any(paper[k] not in ds.size.values for k in kernels):
@@ -127,3 +126,7 @@ def claims(ds: xr.Dataset):
                         tolerance="same largest size on the ladder " + ", ".join(ds.size.values),
                         deviation="; ".join(f"{k}: {v} instead of {paper[k]}"
                                             for k, v in bad.items()))]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

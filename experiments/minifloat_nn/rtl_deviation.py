@@ -12,7 +12,6 @@ is rerun with the rtl unit to see whether any of it matters there.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Literal
 
 import matplotlib.pyplot as plt
@@ -20,7 +19,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "mfnn-rtl"
 TITLE = "Where the ExSdotp unit departs from correct rounding (FPnew RTL vs IEEE 754, issue #8)"
@@ -321,7 +320,7 @@ def table(ds: xr.Dataset) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     return [_vectors_claim(ds, module), *_rne_claims(ds, module), *_rtz_claims(ds, module),
             *_lanes_claims(ds, module), _fig9_claim(ds, module)]
 
@@ -428,3 +427,7 @@ def _fig9_claim(ds, module):
         deviation=(f"ties at steps {tie_lengths}, as with the ideal unit (mfnn-fig9): one step "
                    "from a zero accumulator rounds once in both units; " if tied else "")
         + f"largest rtl-ideal error change relative to the smallest error: {change:.3g}")
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

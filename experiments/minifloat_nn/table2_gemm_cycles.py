@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 from typing import Literal
 
 import matplotlib.pyplot as plt
@@ -20,7 +19,7 @@ import xarray as xr
 
 import lutcore.numerics as nm
 import lutcore.snitch as snitch
-from experiments import markdown_table, paper_claim, reference
+from experiments import Experiment, markdown_table, paper_claim, reference
 from experiments.minifloat_nn._snitch_sizes import check_sizes, parse_size
 
 ID = "mfnn-table2"
@@ -243,7 +242,7 @@ def _peak_claims(module, ds: xr.Dataset) -> list:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     out = []
     kernels = set(ds.kernel.values)
     if set(EXPANDING) <= kernels:
@@ -311,3 +310,7 @@ def claims(ds: xr.Dataset):
             tolerance=f"each within {RATIO_TOLERANCE:.0%}",
             deviation=", ".join(f"{key}: {ours[key] / paper[key] - 1:+.1%}" for key in paper)))
     return out
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

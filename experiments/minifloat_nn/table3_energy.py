@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import sys
 from fractions import Fraction
 
 import matplotlib.pyplot as plt
@@ -33,7 +32,7 @@ import xarray as xr
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
 import lutcore.snitch as snitch
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 
 ID = "mfnn-table3"
 TITLE = "Cluster and FPU energy efficiency (MiniFloat-NN Table III)"
@@ -291,7 +290,7 @@ def _arithmetic_claim(module, model_gflops: float):
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     cal = reference(PAPER, ID, "cluster_efficiency").value
     ours = float(ds.efficiency.sel(run=ds.attrs["calibration"]))
     ours_gflops = float(ds.gflops.sel(run=ds.attrs["calibration"]))
@@ -359,3 +358,7 @@ def claims(ds: xr.Dataset):
         "buffers or pipeline-register clocking beyond the cells), which the paper's post-layout "
         "power includes; the nodes differ (our 12nm by ideal scaling vs Mao's 28nm)"))
     return result
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

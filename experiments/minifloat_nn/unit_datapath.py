@@ -14,7 +14,6 @@ ExFMA (one product per lane) half of each (paper Fig. 2).
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,7 +22,7 @@ import xarray as xr
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
 import lutcore.snitch as snitch
-from experiments import markdown_table, paper_claim, reference
+from experiments import Experiment, markdown_table, paper_claim, reference
 
 ID = "mfnn-unit"
 TITLE = ("ExSdotp unit and SIMD wrapper: register packing, lanes, peak FLOP, datapath widths "
@@ -157,7 +156,7 @@ def _pairs_text(values) -> str:
 
 
 def claims(ds: xr.Dataset):
-    module = sys.modules[__name__]
+    module = EXPERIMENT
     return [*_register_claims(ds, module), *_peak_claims(ds, module),
             *_datapath_claims(ds, module)]
 
@@ -264,3 +263,7 @@ def _datapath_claims(ds, module):
                     ours=f"model inputs, lutcore.snitch.SNITCH_CLUSTER: {cluster}",
                     holds=cluster == _ref("cluster_configuration"), tolerance="exact"),
     ]
+
+
+EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
+                        plot=plot, table=table, claims=claims)

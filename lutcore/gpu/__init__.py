@@ -46,6 +46,7 @@ from ._specs import (
                        TENSOR_CORES_PER_SM,
                        GPUSpec,
                        gpu_spec,
+                       gpus_with,
                        with_double_registers,
                        with_lut_tensor_core,
 )
@@ -61,7 +62,8 @@ __all__ = [
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
     "A100", "A100_PCIE", "ACCUMULATE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE",
     "LUT_ARRAY_1X",
-    "LUT_SCALES", "RTX3090", "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "with_double_registers",
+    "LUT_SCALES", "RTX3090", "TENSOR_CORES_PER_SM", "GPUSpec", "gpu_spec", "gpus_with",
+    "with_double_registers",
     "with_lut_tensor_core",
     "GemmLatency", "Hardware", "Occupancy", "Work", "cutlass_heuristic", "tile_model",
 ]

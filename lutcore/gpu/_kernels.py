@@ -39,7 +39,15 @@ import numpy as np
 
 from lutcore.lut import make_scheme, op_counts
 
-from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec, check_accumulate
+from ._specs import (
+    ACCUMULATE,
+    GPU_FORMATS,
+    INPUT_DATA,
+    INPUT_RATE,
+    TENSOR_DTYPES,
+    GPUSpec,
+    check_accumulate,
+)
 from ._tiles import (
     MARLIN_ROWS_PER_LAUNCH,
     SMEM_BANKS,
@@ -55,10 +63,10 @@ from ._tiles import (
 
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb", "marlin")
 PRECOMPUTE = ("fused", "separate")
-ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
-# Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 / INT32, or FP16 (PTX mma .f16 C/D
-# fragments pack two FP16 accumulators per 32-bit register).
-ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2}
+ACT_BYTES = {d: GPU_FORMATS[d].nbytes for d in TENSOR_DTYPES}
+# Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 (INT32 for integer MMAs, as wide), or
+# FP16 (PTX mma .f16 C/D fragments pack two FP16 accumulators per 32-bit register).
+ACCUMULATOR_BYTES = {a: GPU_FORMATS[a].nbytes for a in ACCUMULATE}
 # Kernels whose MACs run on the MAC tensor cores, the only ones an accumulator format changes.
 TENSOR_CORE_KERNELS = ("cublas", "dequant", "fpa_intb", "marlin")
 # Kernels that read quantized weights with group scales (``group_bytes``).

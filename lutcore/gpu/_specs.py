@@ -64,6 +64,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from lutcore import numerics as nm
+
+# The GPUs' number formats by NVIDIA's names: FP8 is E4M3 (OCP E4M3FN), the FP8 of H100-class
+# tensor-core inference (LUT Tensor Core paper); byte widths and fields come from the records.
+GPU_FORMATS = nm.FormatSet(("fp32", "fp16", "bf16", "int8", "fp8"), means={"fp8": "fp8_e4m3fn"})
 TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8")
 # Tensor-core accumulator formats of FP16 MMAs (PTX mma .f32 / .f16 accumulators): "fp32" the
 # default (and the 32-bit accumulator, INT32, of the integer formats), "fp16" for FP16 MMAs only.
@@ -165,7 +170,7 @@ class GPUSpec:
     fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
 
     def __post_init__(self):
-        dtypes = [d for d, _ in self.tc_macs]
+        dtypes = list(self.tensor_dtypes)
         if any(d not in TENSOR_DTYPES for d in dtypes):
             raise ValueError(f"{self.name}: tensor dtypes {dtypes} not in {TENSOR_DTYPES}")
         if self.lut_scale not in (0,) + LUT_SCALES:
@@ -197,6 +202,11 @@ class GPUSpec:
     def sm_clock(self) -> float:
         """The SM clock the kernel models run at, Hz (``sustained_clock_ghz`` when set)."""
         return (self.sustained_clock_ghz or self.clock_ghz) * 1e9
+
+    @property
+    def tensor_dtypes(self) -> tuple[str, ...]:
+        """The formats its tensor cores take (of ``TENSOR_DTYPES``)."""
+        return tuple(d for d, _ in self.tc_macs)
 
     def tensor_macs(self, dtype: str, accumulate: str = "fp32") -> int:
         """Dense tensor-core MACs per SM per clock for ``dtype`` with ``accumulate``
@@ -350,6 +360,11 @@ H200 = dataclasses.replace(
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
 GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}
+
+
+def gpus_with(*dtypes: str) -> tuple[str, ...]:
+    """Names of the registered GPUs (``GPUS``) whose tensor cores take every one of ``dtypes``."""
+    return tuple(name for name, spec in GPUS.items() if set(dtypes) <= set(spec.tensor_dtypes))
 
 
 def gpu_spec(name: str) -> GPUSpec:

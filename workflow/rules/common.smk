@@ -1,6 +1,7 @@
 # Config validation and the helpers rules use for wildcards and params; nothing is computed here.
 
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -111,7 +112,7 @@ def synthesis_facts(experiment, config):
     """The designs whose synthesis cache files an experiment reads (its optional
     ``synthesis_designs(config)``) and whether the preset brings them up to date first (its
     config's ``synthesize``)."""
-    if not hasattr(experiment, "synthesis_designs"):
+    if experiment.synthesis_designs is None:
         return {"synthesis": [], "synthesize": False, "flows": []}
     from lutcore.ppa.synth import FLOWS
 
@@ -136,7 +137,7 @@ def check_experiments():
         if record["sha256"] == digest.hexdigest():
             return record["experiments"]
     try:
-        from experiments import ConfigError, get, make_config
+        from experiments import ConfigError, describe, get, make_config
     except ImportError as err:
         config_error(f"cannot import lutcore's experiments ({err}); "
                      "run: python3 -m pip install -e '.[all]'")
@@ -145,7 +146,8 @@ def check_experiments():
             make_config(get(experiment_id), params)
     except ConfigError as err:
         config_error(f"presets.{PRESET}: {err}")
-    facts = {i: {"paper": get(i).PAPER, "title": get(i).TITLE, "file": get(i).__file__,
+    facts = {i: {"paper": get(i).paper, "title": get(i).title,
+                 "file": importlib.import_module(describe(i).module).__file__,
                  **synthesis_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}
     cached.parent.mkdir(parents=True, exist_ok=True)
     partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")

@@ -80,24 +80,24 @@ def use_cache(results: pathlib.Path) -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
 
 
-def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
-    """Run ``module`` with ``config`` and write its outputs to ``paths`` (``output_paths``)."""
+def produce(experiment, config, paths: dict[str, pathlib.Path]) -> None:
+    """Run ``experiment`` with ``config`` and write its outputs to ``paths`` (``output_paths``)."""
     use_cache(paths["data"].parents[1])
     matplotlib.rcdefaults()  # whatever an earlier experiment of the same batch set
     canonical = json.dumps(dataclasses.asdict(config), sort_keys=True, separators=(",", ":"))
-    print(f"[lutcore] {module.ID}: {module.TITLE}", flush=True)
-    print(f"[lutcore] {module.ID}: config {canonical}", flush=True)
+    print(f"[lutcore] {experiment.id}: {experiment.title}", flush=True)
+    print(f"[lutcore] {experiment.id}: config {canonical}", flush=True)
 
     start = time.perf_counter()
-    ds = module.run(config)
-    print(f"[lutcore] {module.ID}: run {time.perf_counter() - start:.1f} s", flush=True)
-    ds.attrs.update(experiment=module.ID, title=module.TITLE,
+    ds = experiment.run(config)
+    print(f"[lutcore] {experiment.id}: run {time.perf_counter() - start:.1f} s", flush=True)
+    ds.attrs.update(experiment=experiment.id, title=experiment.title,
                     lutcore_version=lutcore.__version__, git_commit=git_commit(),
                     config=canonical,
                     config_sha256=hashlib.sha256(canonical.encode()).hexdigest())
-    figure = module.plot(ds)
-    table = module.table(ds).rstrip("\n") + "\n"
-    claims = collect_claims(module, ds, full=config == module.Config())
+    figure = experiment.plot(ds)
+    table = experiment.table(ds).rstrip("\n") + "\n"
+    claims = collect_claims(experiment, ds, full=config == experiment.config())
 
     with atomic(paths["data"]) as tmp:
         ds.to_netcdf(tmp, engine="h5netcdf")
@@ -116,7 +116,7 @@ def produce(module, config, paths: dict[str, pathlib.Path]) -> None:
                        + "\n", encoding="utf-8")
     verdicts = ", ".join(f"{sum(c.verdict == v for c in claims)} {v}" for v in VERDICTS
                          if any(c.verdict == v for c in claims)) or "no claims"
-    print(f"[lutcore] {module.ID}: {verdicts}; wrote "
+    print(f"[lutcore] {experiment.id}: {verdicts}; wrote "
           f"{', '.join(str(p) for p in paths.values())} "
           f"({time.perf_counter() - start:.1f} s in all)", flush=True)
 
@@ -133,14 +133,14 @@ def main(argv: list[str] | None = None) -> None:
     preset = config_file["presets"][args.preset]
     formats = config_file["figure_formats"][args.preset]
     try:
-        module = get(args.experiment)
+        experiment = get(args.experiment)
         if args.experiment not in preset:
             raise ConfigError(f"{args.experiment} is not in preset {args.preset} of "
                               f"{CONFIG_FILE}; it has: {', '.join(preset)}")
-        config = make_config(module, preset[args.experiment])
+        config = make_config(experiment, preset[args.experiment])
     except ConfigError as err:
         parser.exit(2, f"lutcore config error: {err}\n")
-    produce(module, config, output_paths(args.results, module.ID, formats))
+    produce(experiment, config, output_paths(args.results, experiment.id, formats))
 
 
 def run_job(params: dict[str, dict], outputs: list[str], formats) -> None:
@@ -153,8 +153,8 @@ def run_job(params: dict[str, dict], outputs: list[str], formats) -> None:
     if expected != sorted(outputs):
         raise RuntimeError(f"the rule's outputs {sorted(outputs)} are not those of {list(params)}")
     for experiment_id, experiment_params in params.items():
-        module = get(experiment_id)
-        produce(module, make_config(module, experiment_params), paths[experiment_id])
+        experiment = get(experiment_id)
+        produce(experiment, make_config(experiment, experiment_params), paths[experiment_id])
 
 
 if "snakemake" in globals():  # run as a Snakemake script: the rule names files and parameters
