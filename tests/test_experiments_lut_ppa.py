@@ -83,7 +83,20 @@ def test_fig13_iso_throughput_area_and_crossovers():
     mac = ds.iso_area.sel(unit="mac", boundary="paper").values
     first_loss = next((w for w, a, m in zip(ds.w_bits.values, add, mac) if a >= m), None)
     assert FIG13.smaller_than_mac_up_to(ds, "add") == (first_loss or 6) - 1
-    assert len(FIG13.claims(both)) == 3
+    claims = {c.claim: c for c in FIG13.claims(both)}
+    assert len(claims) == 8
+    for key in ("conventional_three_steps_overhead", "table_overhead_bottleneck",
+                "better_than_conventional_lut", "mac_needs_dequantization",
+                "add_one_addition_per_weight_bit"):
+        assert claims[key].holds, claims[key]
+    # the conventional unit's precompute, the part LUT Tensor Core moves out, is its largest
+    parts = ds.part_area.sel(boundary="paper", unit="lut_conventional", w_bits=1)
+    assert str(parts.idxmax("part").item()) == "precompute"
+    assert float(ds.part_area.sel(boundary="paper", unit="lut_tensor_core", part="precompute")
+                 .max()) == 0
+    # bit-serial ADD: W-bit weights take W cycles
+    np.testing.assert_allclose(ds.throughput.sel(unit="add", boundary="paper") * ds.w_bits,
+                               float(ds.throughput.sel(unit="add", boundary="paper", w_bits=1)))
 
 
 def test_fig14_best_shapes_are_the_brute_force_optima():

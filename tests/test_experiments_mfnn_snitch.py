@@ -34,8 +34,15 @@ def test_table2_claims_are_computed(cycles_only):
     assert set(claims) == {"peak_flop_per_cycle_per_core", "peak_vs_fma", "fpu_utilization",
                            "exsdotp_fewer_cycles_than_fp16_fma",
                            "halving_format_speedup_worst_case",
-                           "fp8_fp16_128x256_flop_per_cycle_ratios"}
+                           "fp8_fp16_128x256_flop_per_cycle_ratios",
+                           "overheads_shrink_with_size", "fp64_no_simd_overheads"}
     assert claims["peak_flop_per_cycle_per_core"].holds
+    # the halving speed-ups grow toward 2x with the size; FP64 runs closest to its peak
+    assert claims["overheads_shrink_with_size"].holds and claims["fp64_no_simd_overheads"].holds
+    fp64 = (cycles_only["flop_per_cycle_per_core"].sel(kernel="fp64_fma", size="64x64")
+            / cycles_only["peak_flop_per_cycle_per_core"].sel(kernel="fp64_fma"))
+    assert f"64x64: fp64_fma {float(fp64):.0%}" in claims["fp64_no_simd_overheads"].ours
+    assert float(fp64) > 0.9
     assert "fp8_fp16_exsdotp: 16 FLOP/cycle/core = 2x fp16_simd_fma (8), 1x fp8_simd_fma (16)" \
         in claims["peak_vs_fma"].ours
     use = (cycles_only["flop_per_cycle_per_core"].sel(kernel="fp64_fma", size="64x64")

@@ -150,7 +150,20 @@ def test_unit_counts_registers_lanes_and_widths():
     wide = nm.lane_widths("16->32")
     assert wide.second_adder + 1 == wide.normalizer == 64 and (wide.p_src, wide.p_dst) == (11, 24)
     claims = {c.claim: c for c in UNIT.claims(ds)}
+    # the 8->16 lane widens for FP8alt (3 -> 4 significand bits) and FP16alt (5 -> 8 exponent
+    # bits); the 16->32 lane already has those fields, so the formats cost it less
+    alt = claims.pop("new_formats_low_area_overhead")
+    over = ds.alt_format_area_overhead
+    assert alt.verdict == "deviates" and "widens" in alt.deviation
+    assert (over.sel(lane_kind="16->32") < over.sel(lane_kind="8->16")).all() and (over > 0).all()
     assert all(c.holds for c in claims.values()), [c for c in claims.values() if not c.holds]
+    # the paper's example: (a + b) + c = c, a + (b + c) = 0 (b + c ties to b), fused = c
+    np.testing.assert_array_equal(ds.associativity_example.values, [[0.5, 0.0, 0.5]] * 2)
+    np.testing.assert_array_equal(ds.zero_first_sum_result_is_e, ds.zero_first_sum_cases)
+    assert (ds.zero_first_sum_cases > 0).all() and (ds.cascade_vs_exsdotp_differ > 0).all()
+    area = ds.fma_datapath_area
+    assert float(area.sel(fma_format="fp32", datapath="mantissa") / area.sel(fma_format="fp32")
+                 .sum()) > 0.5
     assert "2 FP16->FP32 or 4 FP8->FP16" in claims["simd_wrapper"].ours
     assert "model inputs" in claims["pipeline_levels"].ours
     assert "kGE" not in UNIT.table(ds) and "| 16->32 | 11 | 24 | 51 | 63 |" in UNIT.table(ds)

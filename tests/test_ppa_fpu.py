@@ -62,6 +62,30 @@ def test_exsdotp_smaller_and_faster_than_cascade(lane):
     assert float(sdotp.delay) > float(ppa.exfma_unit(src, dst).delay)
 
 
+def test_exfma_datapaths_partition_the_unit():
+    """The named blocks, grouped by EXFMA_DATAPATHS, are every cell of exfma_unit once; the
+    mantissa path's full adders by hand (FP16: 11x11 Braun multiplier, 10 rows x 10, and the
+    adder's 2p = 22 where the product has bits); its share falls as mantissa bits go."""
+    fa = _cells.INDEX["FA"]
+    names = [n for group in ppa.EXFMA_DATAPATHS.values() for n in group]
+    for fmt in ("fp8", "fp16", "fp16alt", "fp32"):
+        blocks = ppa.exfma_datapaths(fmt, fmt)
+        assert sorted(names) == sorted(blocks)
+        np.testing.assert_array_equal(sum(blocks[n].cells for n in names),
+                                      ppa.exfma_unit(fmt, fmt).cells)
+    fp16 = ppa.exfma_datapaths("fp16", "fp16")
+    assert sum(float(fp16[n].cells[fa]) for n in ppa.EXFMA_DATAPATHS["mantissa"]) == 100 + 22
+    # the exponent path: 4 + 2 adders of max(5 + 2, clog2(25)) = 7 bits
+    assert sum(float(fp16[n].cells[fa]) for n in ppa.EXFMA_DATAPATHS["exponent"]) == 6 * 7
+
+    def mantissa_share(fmt):
+        blocks = ppa.exfma_datapaths(fmt, fmt)
+        part = sum(float(blocks[n].area()) for n in ppa.EXFMA_DATAPATHS["mantissa"])
+        return part / float(ppa.exfma_unit(fmt, fmt).area())
+
+    assert mantissa_share("fp16alt") < mantissa_share("fp16") < mantissa_share("fp32")
+
+
 def test_monotonic_in_widths():
     for unit in (ppa.exsdotp_unit, ppa.exfma_unit):
         narrow, wide = unit("fp8", "fp16"), unit("fp16", "fp32")

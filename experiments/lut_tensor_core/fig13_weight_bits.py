@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 import matplotlib.pyplot as plt
+import numpy as np
 import xarray as xr
 
 import lutcore.ppa as ppa
@@ -37,7 +38,10 @@ ID = "lut-fig13"
 TITLE = "Area vs weight bits of MAC/ADD/LUT DP4 units, W_INTX A_FP16 (LUT Tensor Core Fig. 13)"
 PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
-CLAIMS = ("conventional_lut_loses_above", "add_wins_up_to", "lut_tensor_core_wins_up_to")
+CLAIMS = ("conventional_lut_loses_above", "add_wins_up_to", "lut_tensor_core_wins_up_to",
+          "conventional_three_steps_overhead", "table_overhead_bottleneck",
+          "better_than_conventional_lut", "mac_needs_dequantization",
+          "add_one_addition_per_weight_bit")
 METHODS = ("mac", "add", "lut_conventional", "lut_tensor_core")
 
 
@@ -84,7 +88,7 @@ def _run(config: Config, library: str) -> xr.Dataset:
                       {"units": "um^2", "long_name": "area at equal throughput (28nm)"}),
          "part_area": (("boundary", "w_bits", "unit", "part"), parts * 1e6, {"units": "um^2"}),
          **{f: (("boundary", "w_bits", "unit"), ds[f].values.reshape(shape), ds[f].attrs)
-            for f in ("meets_timing", "stages")}},
+            for f in ("meets_timing", "stages", "throughput")}},
         coords={"boundary": list(ds.boundary.values), "w_bits": list(config.w_bits),
                 "unit": list(METHODS), "part": list(ppa.PARTS)},
         attrs={"shape": f"M{config.m} N{config.n} K{config.k}",
@@ -181,6 +185,93 @@ def _claims(ds: xr.Dataset):
                               f"at the paper boundary (full accounting: {full})",
             holds=ours == paper, tolerance="same crossover width at the paper boundary",
             deviation="" if ours == paper else f"crossover at {ours} bits, paper {paper}"))
+    return out + _reading_claims(module, ds)
+
+
+# --- Sec. 2.3 / Fig. 5, Sec. 4.1.1 and Fig. 13's bottleneck (issue 31's third reading) ----------
+
+# The conventional unit's parts by the three steps of Fig. 5; table storage is its own part in
+# the full accounting (at the paper boundary the tables arrive on ports, as the operands do).
+STEPS = {"table precompute and storage": ("precompute", "tables"),
+         "table lookup": ("lookup", "broadcast"),
+         "partial sum addition": ("adder_tree", "accumulate")}
+
+
+def _step_shares(ds: xr.Dataset, boundary: str, unit: str = "lut_conventional"):
+    """{step: [share of the unit's area per weight width]}, and the rest (registers, control)."""
+    parts = ds.part_area.sel(boundary=boundary, unit=unit)
+    total = parts.sum("part")
+    return {step: (parts.sel(part=list(names)).sum("part") / total).values
+            for step, names in STEPS.items()}
+
+
+def _reading_claims(module, ds: xr.Dataset) -> list:
+    widths = list(map(int, ds.w_bits.values))
+    iso = ds.iso_area
+    out = []
+    shares = {b: _step_shares(ds, b) for b in ("paper", "full")}
+    table = "table precompute and storage"
+    largest = all(max(s, key=lambda k: s[k].min()) == table and
+                  all((s[table] > s[k]).all() for k in s if k != table) for s in shares.values())
+    out.append(paper_claim(
+        module, "conventional_three_steps_overhead",
+        ours="conventional LUT unit's area by step (precompute and storage / lookup / partial-sum "
+             "addition), W_INT1: " + "; ".join(
+                 f"{b} boundary {' / '.join(f'{s[k][0]:.0%}' for k in STEPS)}"
+                 for b, s in shares.items())
+             + f"; precompute and storage over W_INT{widths[0]}-{widths[-1]}: "
+             + ", ".join(f"{b} {s[table].min():.0%}-{s[table].max():.0%}"
+                         for b, s in shares.items()),
+        holds=largest, tolerance="precompute and storage the largest step at every weight width"))
+    paper = iso.sel(boundary="paper")
+    loses = [w for w in widths if float(paper.sel(w_bits=w, unit="lut_conventional"))
+             >= float(paper.sel(w_bits=w, unit="mac"))]
+    without = {w: float(iso.sel(boundary="paper", w_bits=w, unit="lut_conventional")
+                        * (1 - shares["paper"][table][widths.index(w)])
+                        / iso.sel(boundary="paper", w_bits=w, unit="mac")) for w in loses}
+    at = [widths.index(w) for w in loses]
+    main = all(shares["paper"][table][i] > max(shares["paper"][k][i] for k in STEPS if k != table)
+               for i in at)
+    under = [w for w, r in without.items() if r < 1]
+    out.append(paper_claim(
+        module, "table_overhead_bottleneck",
+        ours=f"where the conventional LUT has no area advantage over MAC (W_INT"
+             f"{loses[0] if loses else '-'}-{loses[-1] if loses else '-'}, paper boundary), "
+             "precompute and storage are its "
+             f"largest part: {shares['paper'][table][at].min():.0%}-"
+             f"{shares['paper'][table][at].max():.0%} of its area; without them it would take "
+             + ", ".join(f"W_INT{w} {r:.2f}x" for w, r in without.items()) + " of MAC's area"
+             + (f" (under MAC up to W_INT{under[-1]}; above, its W bit-plane lookups and "
+                "additions alone exceed MAC)" if under else ""),
+        holds=bool(loses) and main,
+        tolerance="precompute and storage the largest part of the conventional unit where it "
+                  "loses to MAC"))
+    gain = (iso.sel(unit="lut_conventional") / iso.sel(unit="lut_tensor_core"))
+    out.append(paper_claim(
+        module, "better_than_conventional_lut",
+        ours="conventional LUT / LUT Tensor Core area at equal throughput, W_INT"
+             f"{widths[0]}-{widths[-1]}: " + ", ".join(
+                 f"{b} boundary {float(gain.sel(boundary=b).min()):.2f}x-"
+                 f"{float(gain.sel(boundary=b).max()):.2f}x" for b in ds.boundary.values),
+        holds=bool((gain > 1).all()), tolerance="smaller at every weight width, both boundaries"))
+    dequant = {b: (ds.part_area.sel(boundary=b, unit="mac", part="dequantize")
+                   / ds.part_area.sel(boundary=b, unit="mac").sum("part")).values
+               for b in ds.boundary.values}
+    out.append(paper_claim(
+        module, "mac_needs_dequantization",
+        ours="MAC unit (W_INTX A_FP16): INT-to-FP16 weight conversion before the multipliers, "
+             + ", ".join(f"{b} boundary {v.min():.1%}-{v.max():.1%} of its area"
+                         for b, v in dequant.items()),
+        holds=all((v > 0).all() for v in dequant.values()),
+        tolerance="a dequantization part at every weight width"))
+    cycles = (ds.throughput.sel(unit="add", w_bits=widths[0]) / ds.throughput.sel(unit="add"))
+    out.append(paper_claim(
+        module, "add_one_addition_per_weight_bit",
+        ours="ADD unit, results per cycle relative to W_INT1: " + ", ".join(
+            f"W_INT{w} 1/{float(cycles.sel(boundary='paper', w_bits=w)):g}" for w in widths)
+             + " (one pass of its adders per weight bit)",
+        holds=bool(np.allclose(cycles, ds.w_bits / widths[0], rtol=1e-9, atol=0)),
+        tolerance="W_BIT passes for W_BIT-bit weights"))
     return out
 
 

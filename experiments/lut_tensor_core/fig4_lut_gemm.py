@@ -25,7 +25,8 @@ ID = "lut-fig4"
 TITLE = "LUT-GEMM vs dequantization mpGEMM on A100, LLAMA2-70B shapes (LUT Tensor Core Fig. 4)"
 PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
-CLAIMS = ("dequant_faster_everywhere", "lut_degrades_at_large_batch")
+CLAIMS = ("dequant_faster_everywhere", "lut_degrades_at_large_batch",
+          "shared_memory_bank_conflicts")
 KERNELS = ("dequant", "lut_gemm")
 ORDERS_OF_MAGNITUDE = 2  # "several orders of magnitude": at least 100x at the largest batch
 
@@ -147,7 +148,20 @@ def claims(ds: xr.Dataset):
                               "model charges each lookup a conflicted LDS and an FMA at peak "
                               "CUDA-core rates; the paper measured LUT-GEMM's code, whose large-"
                               "batch path also faults (Seg. Error)"),
+        _bank_conflict_claim(module),
     ]
+
+
+def _bank_conflict_claim(module):
+    """Sec. 2.3: a warp's random table lookups in shared memory, as lut_gemm prices them."""
+    conflict = gpu.expected_bank_conflict()
+    return paper_claim(
+        module, "shared_memory_bank_conflicts",
+        ours=f"a warp's 32 lookups at uniformly random table words over 32 banks take "
+             f"E[max bank load] = {conflict:.2f} shared-memory passes instead of 1 "
+             f"(lutcore.gpu.expected_bank_conflict, exact; lut_gemm charges it per lookup): "
+             f"{1 / conflict:.0%} of the conflict-free bandwidth",
+        holds=1 / conflict < 0.5, tolerance="'severely': under half the conflict-free bandwidth")
 
 
 EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,7 +24,9 @@ PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
 CLAIMS = ("naive_entries", "bitserial_entries", "symmetric_entries", "precompute_redundancy",
           "shared_precompute_saving", "halved_storage_broadcast_mux", "bitserial_cycles",
-          "tile_structure", "entries_per_table_sentence", "ternary_packing", "eq7_eq8")
+          "tile_structure", "entries_per_table_sentence", "ternary_packing", "eq7_eq8",
+          "table_reused_n_times", "larger_tables", "no_multiplications_fewer_additions",
+          "tiling_shape_storage_reuse", "lmma_format", "lmma_semantics")
 SCHEMES = ("naive", "bitserial", "symmetric")
 DESIGN_N = (64, 128)  # §3.1.2: a table entry is broadcast to N PEs, "typically 64 or 128"
 TILE_K, TILE_LUT_BITS = 4, 16  # the tile of the §3.2 claims: K = 4 (§4.2.1), FP16 tables
@@ -121,6 +124,7 @@ def run(config: Config) -> xr.Dataset:
                                       "units": "bit"}
     ds["int2_group_bits"].attrs = {"long_name": "Eq. 8 bits of 3 weights as 2-bit codes",
                                    "units": "bit"}
+    ds = ds.merge(_reading_data(config))
     ds.attrs.update(gemm=f"[{config.gemm_m}, {config.gemm_k}] x [{config.gemm_k}, {config.gemm_n}]",
                     unit_m=config.unit_m, tile=f"M{tile.m}N{tile.n}K{tile.k}")
     return ds
@@ -302,7 +306,137 @@ def claims(ds: xr.Dataset):
         module, "eq7_eq8",
         ours=f"lutcore's tile storage {'matches' if eq7 and eq8 else 'differs from'} "
              "Eq. 7 and Eq. 8 at every K, LUT_BIT, W_BIT of the sweep",
-        holds=eq7 and eq8, tolerance="exact")]
+        holds=eq7 and eq8, tolerance="exact")] + _reading_claims(module, ds)
+
+
+# --- Sec. 2.2-2.3 and the LMMA instruction of Sec. 3.3.1 (issue 31's third reading) -----------
+
+ARRAY_SIZE = 512  # M x N x K of the A100 tensor core the paper's arrays match (Sec. 4.2.2)
+LMMA_TYPES = {"fp16": "fp32", "fp8": "fp16", "int8": "int32", "int16": "int32"}  # A -> Accum
+LMMA_RE = re.compile(r"^lmma\.m(\d+)n(\d+)k(\d+)\.(\w+)\.(\w+)\.(\w+)\.(\w+)$")
+
+
+def _lmma_stream(seed: int = 31) -> tuple[int, int, int]:
+    """O = A x W + Acc over a stream of LMMA instructions (M2N64K4, INT8 x INT2, INT32 Accum):
+    tiled_mpgemm against numpy's integer product; W = 2 q - 3 (scale 2, zero 1.5). Returns
+    (instructions, elements, elements equal)."""
+    rng = np.random.default_rng(seed)
+    instr = lut.LMMA(m=2, n=64, k=4, a_dtype="int8", w_dtype="int2", accum="int32",
+                     out="int32")
+    a = rng.integers(-128, 128, (8, 64))
+    q = rng.integers(0, 4, (128, 64))
+    got = np.asarray(lut.tiled_mpgemm(a.astype(np.float64), q, instr, scale=2.0, zero=1.5))
+    want = a @ (2 * q - 3).T
+    return lut.lmma_instructions(8, 128, 64, instr), want.size, int((got == want).sum())
+
+
+def _lmma_mnemonics() -> tuple[int, int]:
+    """Instructions of the Table 3 formats (A FP16/FP8/INT8/INT16 x W INT1-INT4, M2N64K4) whose
+    mnemonic reads back as their shape and four types: (matching, total)."""
+    good = total = 0
+    for a, acc in LMMA_TYPES.items():
+        for bits in (1, 2, 3, 4):
+            instr = lut.LMMA(m=2, n=64, k=4, a_dtype=a, w_dtype=f"int{bits}", accum=acc, out=acc)
+            match = LMMA_RE.match(instr.mnemonic)
+            fields = (instr.m, instr.n, instr.k, a, f"int{bits}", acc, acc)
+            good += bool(match) and tuple(int(x) if i < 3 else x for i, x in
+                                          enumerate(match.groups())) == fields
+            total += 1
+    return good, total
+
+
+def _reading_data(config: Config) -> xr.Dataset:
+    """Additions and multiplications of the GEMM through symmetric tables vs a MAC dot product,
+    per-lookup storage of every M x N x K = 512 shape (K = 4), and the LMMA checks."""
+    m, n, k = config.gemm_m, config.gemm_n, config.gemm_k
+    counts = [lut.op_counts(m, n, k, scheme=lut.make_scheme("symmetric", TILE_K, w))
+              for w in config.w_bits]
+    shapes = [(mm, ARRAY_SIZE // TILE_K // mm) for mm in (1, 2, 4, 8, 16, 32, 64, 128)]
+    per_unit = [[(lut.tile_table_bits(unit := lut.LMMA(m=mm, n=nn, k=TILE_K,
+                                                       w_dtype=f"int{w}"), TILE_LUT_BITS)
+                  + lut.tile_weight_bits(unit)) / (mm * nn) for w in config.w_bits]
+                for mm, nn in shapes]
+    instructions, elements, equal = _lmma_stream()
+    good, total = _lmma_mnemonics()
+    return xr.Dataset(
+        {"lut_adds": ("w_bits", [c.precompute_adds + c.accumulate_adds for c in counts]),
+         "lut_muls": ("w_bits", [c.precompute_muls for c in counts]),
+         "mac_multiply_adds": m * n * k, "gemm_n": n,
+         "storage_per_lookup": (("shape_m", "w_bits"), per_unit,
+                                {"units": "bit", "long_name": "Eq. 7 + Eq. 8 bits per MUX unit, "
+                                 f"M x N x {TILE_K} = {ARRAY_SIZE}, LUT_BIT {TILE_LUT_BITS}"}),
+         "shape_n": ("shape_m", [nn for _, nn in shapes]),
+         "lmma_instructions": instructions, "lmma_elements": elements, "lmma_equal": equal,
+         "lmma_mnemonics_read_back": good, "lmma_mnemonics": total},
+        coords={"shape_m": [mm for mm, _ in shapes], "w_bits": list(config.w_bits)})
+
+
+def _reading_claims(module, ds: xr.Dataset) -> list:
+    naive = ds.entries.sel(scheme="naive")
+    grows_k = bool((naive.diff("k") > 0).all()) if ds.sizes["k"] > 1 else True
+    grows_w = bool((naive.diff("w_bits") > 0).all()) if ds.sizes["w_bits"] > 1 else True
+    reuse = int(ds.lookups) // int(ds.tables_shared)
+    adds = {int(w): float(ds.lut_adds.sel(w_bits=w) / ds.mac_multiply_adds)
+            for w in ds.w_bits.values}
+    storage = ds.storage_per_lookup
+    best = {int(w): (int(storage.sel(w_bits=w).idxmin("shape_m")),
+                     float(storage.sel(w_bits=w).max() / storage.sel(w_bits=w).min()))
+            for w in ds.w_bits.values}
+    n_of = dict(zip(map(int, ds.shape_m.values), map(int, ds.shape_n.values)))
+    return [
+        paper_claim(
+            module, "table_reused_n_times",
+            ours=f"{ds.attrs['gemm']}, shared symmetric INT1 tables: {int(ds.lookups):,} lookups "
+                 f"of {int(ds.tables_shared):,} tables: each read {reuse:,} times, N = "
+                 f"{int(ds.gemm_n):,}",
+            holds=reuse == int(ds.gemm_n),
+            tolerance="each table read once per weight column"),
+        paper_claim(
+            module, "larger_tables",
+            ours=f"naive tables (2^W_BIT)^K: larger at every larger K ({grows_k}) and every larger "
+                 f"W_BIT ({grows_w}), K = {int(ds.k[0])}..{int(ds.k[-1])}, W_BIT "
+                 f"{list(map(int, ds.w_bits))}; the growth is exponential (Sec. 3.1's count), "
+                 "which 'proportionally' reads as 'correspondingly'",
+            holds=grows_k and grows_w, tolerance="larger with K and with W_BIT"),
+        paper_claim(
+            module, "no_multiplications_fewer_additions",
+            ours=f"{ds.attrs['gemm']} through symmetric K={TILE_K} tables (shared precompute "
+                 "included): multiplications "
+                 + ", ".join(f"W_INT{int(w)} {int(ds.lut_muls.sel(w_bits=w))}"
+                             for w in ds.w_bits.values)
+                 + "; additions per MAC multiply-add "
+                 + ", ".join(f"W_INT{w} {r:.3f}" for w, r in adds.items())
+                 + " (bit-serial: a lookup and an addition per weight bit plane and K-group)",
+            holds=int(ds.lut_muls.sum()) == 0 and adds[min(adds)] < 1,
+            tolerance="no multiplications; fewer additions for the 1-bit weights of Fig. 3",
+            deviation=("" if max(adds.values()) < 1 else "fewer additions only while W_BIT < "
+                       f"K = {TILE_K}: W_BIT planes of one addition per K-group")),
+        paper_claim(
+            module, "tiling_shape_storage_reuse",
+            ours=f"M x N x {TILE_K} = {ARRAY_SIZE} shapes, table and weight bits per MUX unit "
+                 "(Eqs. 7-8, FP16 tables): least at "
+                 + ", ".join(f"W_INT{w} M{mm}N{n_of[mm]} ({r:.0f}x between shapes)"
+                             for w, (mm, r) in best.items())
+                 + "; a table is read N times: "
+                 + ", ".join(f"{n_of[mm]} at M{mm}N{n_of[mm]}" for mm in (2, max(n_of))),
+            holds=all(r > 1 for _, r in best.values()),
+            tolerance="the storage per lookup depends on the tile shape"),
+        paper_claim(
+            module, "lmma_format",
+            ours=f"lutcore.lut.LMMA mnemonics of the Table 3 formats (A FP16, FP8, INT8, INT16 x W "
+                 f"INT1-INT4, M2N64K4): {int(ds.lmma_mnemonics_read_back)} of "
+                 f"{int(ds.lmma_mnemonics)} read back as lmma.m{{M}}n{{N}}k{{K}}.{{A}}.{{W}}."
+                 "{Accum}.{O}; their semantics: lmma_semantics",
+            holds=int(ds.lmma_mnemonics_read_back) == int(ds.lmma_mnemonics),
+            tolerance="shape and four types in the mnemonic"),
+        paper_claim(
+            module, "lmma_semantics",
+            ours=f"{int(ds.lmma_instructions)} LMMA instructions (M2N64K4, INT8 x INT2, INT32 "
+                 f"Accum, each adding into the previous Accum) of an [8, 64] x [128, 64] mpGEMM: "
+                 f"{int(ds.lmma_equal)} of {int(ds.lmma_elements)} outputs equal numpy's "
+                 "integer A x W^T",
+            holds=int(ds.lmma_equal) == int(ds.lmma_elements), tolerance="exact"),
+    ]
 
 
 EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,

@@ -12,6 +12,7 @@ import dataclasses
 
 import jax
 import matplotlib.pyplot as plt
+import ml_dtypes
 import numpy as np
 import xarray as xr
 
@@ -25,7 +26,8 @@ PAPER = "minifloat_nn"
 # the reference keys claims() states in the full run
 CLAIMS = ("format_widths", "expanding_pairs", "fp8_to_fp32_extension", "vsum_formats",
           "narrow_unit_pairs", "bf16_tf32_keep_fp32_range", "dlfloat_16_bits",
-          "nannarelli_custom_format", "fp8_same_range_as_fp16", "h100_fp8_speedup")
+          "nannarelli_custom_format", "fp8_same_range_as_fp16", "h100_fp8_speedup",
+          "dlfloat_intermediate", "fp16alt_ieee")
 OPS = ("exsdotp", "exvsum", "vsum", "exfma")
 
 
@@ -89,6 +91,8 @@ def run(config: Config) -> xr.Dataset:
     ds["supported"] = (("op", "src", "dst"), np.array(supported))
     ds["lane_covers"] = (("lane", "src", "dst"), np.array(
         [[[lane.covers(s, d) for d in fmts] for s in fmts] for lane in nm.SDOTP_LANES]))
+    if "fp16alt" in config.formats:
+        ds = ds.merge(_fp16alt_checks())
     ds["max_value"].attrs["long_name"] = "largest finite value"
     ds["min_subnormal"].attrs["long_name"] = "smallest positive subnormal"
     ds["epsilon"].attrs["long_name"] = "2^-man_bits (distance from 1 to the next value)"
@@ -253,7 +257,83 @@ def _background_claims(module, ds: xr.Dataset):
         ours=f"lutcore.gpu H100 dense tensor-core peaks: FP8 {h100.tensor_peak('fp8') / 1e12:.0f} "
              f"/ FP16 {h100.tensor_peak('fp16') / 1e12:.0f} TFLOPS = {speedup:g}x",
         holds=speedup == reference(PAPER, ID, "h100_fp8_speedup").value, tolerance="exact"))
-    return claims
+    return claims + _reading_claims(module, ds)
+
+
+# --- DLFloat's place between FP16 and bfloat16, FP16alt's IEEE handling (issue 31) --------------
+
+IEEE_MODES = ("rne", "rtz", "rdn", "rup", "rmm")
+FP16ALT_SAMPLES = 1 << 15  # random operand triples of the FP16alt Vsum check
+
+
+def _fp16alt_checks(seed: int = 31) -> xr.Dataset:
+    """FP16alt's value set against ml_dtypes' bfloat16 (every pattern), and FPnew's datapath
+    (the rtl model) against the IEEE result, a + c + e rounded once, on a three-term Vsum of
+    small operands (exponent fields 0-8: subnormals and the normals next to them)."""
+    patterns = np.arange(1 << 16, dtype=np.uint16)
+    ours = np.asarray(nm.to_float64(patterns, "fp16alt"))
+    with np.errstate(invalid="ignore"):  # NaN patterns: compared only where finite
+        bf16 = patterns.view(ml_dtypes.bfloat16).astype(np.float64)
+    finite = np.isfinite(bf16)
+    rng = np.random.default_rng(seed)
+    fmt = nm.FORMATS["fp16alt"]
+
+    def operands():
+        return (rng.integers(0, 2, FP16ALT_SAMPLES) << 15 | rng.integers(0, 9, FP16ALT_SAMPLES)
+                << fmt.man_bits | rng.integers(0, 128, FP16ALT_SAMPLES)).astype(np.uint16)
+
+    a, c, e = operands(), operands(), operands()
+    differ, subnormal = [], []
+    for mode in IEEE_MODES:
+        rtl = np.asarray(nm.vsum(a, c, e, fmt="fp16alt", rounding=mode, model="rtl"))
+        differ.append(int((rtl != np.asarray(nm.vsum(a, c, e, fmt="fp16alt",
+                                                       rounding=mode))).sum()))
+        subnormal.append(int(((rtl & 0x7F80) == 0).sum() - ((rtl & 0x7FFF) == 0).sum()))
+    return xr.Dataset(
+        {"fp16alt_bf16_values_equal": int((ours[finite] == bf16[finite]).sum()),
+         "fp16alt_bf16_finite": int(finite.sum()),
+         "fp16alt_subnormal_patterns": int(((patterns & 0x7F80) == 0).sum() - 2),
+         "fp16alt_vsum_rtl_vs_ieee_differ": ("mode", differ),
+         "fp16alt_vsum_subnormal_results": ("mode", subnormal)},
+        coords={"mode": list(IEEE_MODES)})
+
+
+def _reading_claims(module, ds: xr.Dataset) -> list:
+    out = []
+    if {"fp16", "fp16alt"} <= set(ds.format.values):
+        dl = reference(PAPER, ID, "dlfloat_16_bits").value
+        dlfloat = nm.FPFormat(dl["exponent"], dl["mantissa"], "dlfloat")
+        rng = {"fp16": float(ds.max_value.sel(format="fp16")), "dlfloat": dlfloat.max_value,
+               "bfloat16 (fp16alt)": float(ds.max_value.sel(format="fp16alt"))}
+        eps = {"fp16": float(ds.epsilon.sel(format="fp16")), "dlfloat": dlfloat.epsilon,
+               "bfloat16 (fp16alt)": float(ds.epsilon.sel(format="fp16alt"))}
+        between = (sorted(rng.values()) == list(rng.values())
+                   and sorted(eps.values()) == list(eps.values()))
+        out.append(paper_claim(
+            module, "dlfloat_intermediate",
+            ours="largest finite value " + ", ".join(f"{k} {v:.3g}" for k, v in rng.items())
+                 + "; epsilon " + ", ".join(f"{k} 2^{int(np.log2(v))}" for k, v in eps.items())
+                 + " (lutcore's IEEE-like reading of the fields)",
+            holds=between, tolerance="DLFloat strictly between in range and in precision"))
+    if "fp16alt_vsum_rtl_vs_ieee_differ" in ds:
+        differ = ds.fp16alt_vsum_rtl_vs_ieee_differ
+        out.append(paper_claim(
+            module, "fp16alt_ieee",
+            ours=f"FP16alt (e{int(ds.exp_bits.sel(format='fp16alt'))} "
+                 f"m{int(ds.man_bits.sel(format='fp16alt'))}, bfloat16's fields): "
+                 f"{int(ds.fp16alt_bf16_values_equal)} of {int(ds.fp16alt_bf16_finite)} finite "
+                 f"patterns decode to ml_dtypes' bfloat16 values, "
+                 f"{int(ds.fp16alt_subnormal_patterns)} of them subnormal; FPnew's datapath "
+                 f"(rtl model) on {FP16ALT_SAMPLES} three-term FP16alt Vsums of small operands "
+                 "differs from the IEEE result (exact sum, rounded once) in "
+                 + ", ".join(f"{m} {int(differ.sel(mode=m))}" for m in ds.mode.values)
+                 + " cases; subnormal results kept (not flushed): "
+                 + ", ".join(f"{m} {int(ds.fp16alt_vsum_subnormal_results.sel(mode=m))}"
+                             for m in ds.mode.values),
+            holds=int(differ.sum()) == 0 and int(ds.fp16alt_bf16_values_equal)
+            == int(ds.fp16alt_bf16_finite) and int(ds.fp16alt_vsum_subnormal_results.min()) > 0,
+            tolerance="IEEE results in the five IEEE modes, subnormals kept"))
+    return out
 
 
 def _width(ds: xr.Dataset, fmt: str) -> int:

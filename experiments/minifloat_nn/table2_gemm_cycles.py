@@ -28,7 +28,8 @@ PAPER = "minifloat_nn"
 # the reference keys claims() states in the full run
 CLAIMS = ("peak_flop_per_cycle_per_core", "peak_vs_fma", "fpu_utilization",
           "exsdotp_fewer_cycles_than_fp16_fma", "halving_format_speedup_worst_case",
-          "fp8_fp16_128x256_flop_per_cycle_ratios")
+          "fp8_fp16_128x256_flop_per_cycle_ratios", "overheads_shrink_with_size",
+          "fp64_no_simd_overheads")
 RATIO_TOLERANCE = 0.10     # relative, for the paper's speed-up ratios
 PERCENT_TOLERANCE = 3.0    # percentage points, for "up to 10 % fewer cycles"
 # Kernel pairs whose input format halves (paper: "halving the format size").
@@ -309,6 +310,44 @@ def claims(ds: xr.Dataset):
             holds=all(abs(ours[key] / paper[key] - 1) <= RATIO_TOLERANCE for key in paper),
             tolerance=f"each within {RATIO_TOLERANCE:.0%}",
             deviation=", ".join(f"{key}: {ours[key] / paper[key] - 1:+.1%}" for key in paper)))
+    return out + _overhead_claims(module, ds)
+
+
+def _overhead_claims(module, ds: xr.Dataset) -> list:
+    """Sec. IV on the setup and tail overheads: the halving speed-up grows toward 2x with the
+    size, and the FP64 kernel runs closest to its peak (cycle model)."""
+    out = []
+    kernels = set(ds.kernel.values)
+    growth = {}
+    for wide, narrow in HALVING_PAIRS:
+        if {wide, narrow} <= kernels:
+            ratio = (_fitting(ds, wide) / _fitting(ds, narrow)).dropna("size")
+            if ratio.size > 1:
+                growth[f"{wide} -> {narrow}"] = ratio.values
+    if growth:
+        out.append(paper_claim(
+            module, "overheads_shrink_with_size",
+            ours="halving speed-up by growing size: " + "; ".join(
+                f"{pair} " + ", ".join(f"{v:.2f}x" for v in values)
+                for pair, values in growth.items()),
+            holds=all((np.diff(v) > 0).all() for v in growth.values()),
+            tolerance="the speed-up grows with the size for every halving pair"))
+    if "fp64_fma" in kernels:
+        use = (ds["flop_per_cycle_per_core"] / ds["peak_flop_per_cycle_per_core"]).where(
+            ds["fits"] == 1)
+        sizes = [s for s in ds.size.values
+                 if bool(use.sel(size=s, kernel="fp64_fma").notnull())
+                 and int(use.sel(size=s).notnull().sum()) > 1]
+        best = {str(s): str(use.sel(size=s).idxmax("kernel").item()) for s in sizes}
+        out.append(paper_claim(
+            module, "fp64_no_simd_overheads",
+            ours="fraction of the peak FLOP/cycle at each size where FP64 fits: " + "; ".join(
+                f"{s}: fp64_fma {float(use.sel(size=s, kernel='fp64_fma')):.0%}, the others "
+                f"{float(use.sel(size=s).drop_sel(kernel='fp64_fma').min()):.0%}-"
+                f"{float(use.sel(size=s).drop_sel(kernel='fp64_fma').max()):.0%}"
+                for s in sizes),
+            holds=bool(sizes) and all(k == "fp64_fma" for k in best.values()),
+            tolerance="FP64 the closest to its peak at every size it fits"))
     return out
 
 

@@ -74,6 +74,7 @@ from ._dse import (
 )
 from ._fpu import (
                       CLOSED_UNITS,
+                      EXFMA_DATAPATHS,
                       FPU_FORMATS,
                       FPU_GROUPS,
                       FPU_WIDTH,
@@ -86,6 +87,7 @@ from ._fpu import (
                       cast_unit,
                       closed_unit,
                       exfma_cascade,
+                      exfma_datapaths,
                       exfma_precisions,
                       exfma_unit,
                       exsdotp_precisions,
@@ -153,9 +155,10 @@ __all__ = [
     "MAX_TABLE_K", "BestArray", "best_arrays", "best_index", "buildable", "power_of_two_shapes",
     "shape_objective",
     "RELEASE", "RELEASE_PARTS", "ReleasedArray", "ReleasedArrayCost", "release_lut_array",
-    "CLOSED_UNITS", "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES",
+    "CLOSED_UNITS", "EXFMA_DATAPATHS", "FPU_FORMATS", "FPU_GROUPS", "FPU_WIDTH", "PIPELINE_STAGES",
     "SYNTHESIS_CLOCK_GHZ", "SYNTHESIS_NODE_NM", "NodeScale", "Precisions", "SdotpLaneSpec",
-    "cast_unit", "closed_unit", "exfma_cascade", "exfma_precisions", "exfma_unit",
+    "cast_unit", "closed_unit", "exfma_cascade", "exfma_datapaths", "exfma_precisions",
+    "exfma_unit",
     "exsdotp_precisions", "exsdotp_simd", "exsdotp_unit", "fpu", "fpu_groups", "kge",
     "leakage_nw", "node_scale", "noncomp_unit", "op_energy", "sdotp_lanes", "super_format",
     "synthesis_period_ps",

@@ -219,31 +219,53 @@ def exfma_precisions(src: Formats, dst: Formats) -> Precisions:
     return Precisions(e, p, e, p, max(e + 2, (2 * p + 3 - 1).bit_length()))
 
 
-def exfma_unit(src: Formats, dst: Formats, blocks: Blocks | None = None) -> Cost:
-    """One combinational (expanding) FMA a*b + c as fpnew_fma_multi builds it: a, b in ``src``,
-    c and the result in ``dst``; the datapath is that of the super format of both (so an 8->16
-    unit multiplies 11 x 11 bits). ``exfma_unit(f, f)`` is a plain multi-format FMA.
+# The blocks of ``exfma_datapaths`` by the datapath they belong to: the significand (mantissa)
+# path, the exponent path, and what serves both (operand classification and muxing, rounding,
+# specials and packing of the whole word).
+EXFMA_DATAPATHS = {"mantissa": ("multiplier", "align", "align_sticky", "add", "normalize"),
+                   "exponent": ("exponent_adders", "exponent_normalize"),
+                   "unpack and round": ("unpack", "round")}
 
-    Mantissa path: 3 operands unpacked, p x p multiplier; in parallel the exponent path (product
-    exponent, difference, shift amount) and the addend's alignment over 3p+4 bits with sticky;
-    the 3p+5-bit signed add; LZC over the lower 2p+3 bits; normalization shift over 3p+5 bits;
-    the 1-bit fix-up with sticky; one rounding; specials. ``blocks`` as for ``exsdotp_unit``."""
+
+def exfma_datapaths(src: Formats, dst: Formats, blocks: Blocks | None = None) -> dict[str, Cost]:
+    """The named blocks ``exfma_unit`` is built from (``EXFMA_DATAPATHS`` groups them).
+
+    Mantissa path: p x p multiplier; the addend's alignment over 3p+4 bits with sticky; the
+    3p+5-bit signed add; LZC over the lower 2p+3 bits, normalization shift over 3p+5 bits and
+    the 1-bit fix-up with sticky. Exponent path: product exponent (sum, rebias), difference and
+    shift amount; exponent normalization. Both: 3 operands unpacked; one rounding; specials."""
     b = blocks or TEXTBOOK
     src_fmts, dst_fmts = _format_list(src), _format_list(dst)
     w = exfma_precisions(src_fmts, dst_fmts)
     p, ew = w.dst_p, w.exp_width
     wide = 3 * p + 4
-    unpack = times(_unpack((*src_fmts, *dst_fmts), b), 3)
-    product = b.multiplier(p, p)
-    addend = series(times(b.adder(ew), 4),  # product exponent (sum, rebias), difference,
-                    _align_shifter(p, wide, b),     # shift amount; then the addend's alignment
-                    _or_tree(p, b))
-    normalize = series(b.leading_zero_count(2 * p + 3), b.barrel_shifter(wide + 1, wide + 1),
-                       parallel(b.mux_tree(3, p + 1), _or_tree(2 * p + 3, b)))
-    exp_normalize = times(b.adder(ew), 2)
-    finish = series(_round_and_specials(w.dst_exp, p - 1, b), _pack(dst_fmts, b))
-    return series(unpack, parallel(product, addend), _add_signed(wide, 2 * p, b),  # product<<2
-                  parallel(normalize, exp_normalize), finish)
+    return {
+        "unpack": times(_unpack((*src_fmts, *dst_fmts), b), 3),
+        "multiplier": b.multiplier(p, p),
+        "exponent_adders": times(b.adder(ew), 4),
+        "align": _align_shifter(p, wide, b),
+        "align_sticky": _or_tree(p, b),
+        "add": _add_signed(wide, 2 * p, b),  # product << 2
+        "normalize": series(b.leading_zero_count(2 * p + 3),
+                            b.barrel_shifter(wide + 1, wide + 1),
+                            parallel(b.mux_tree(3, p + 1), _or_tree(2 * p + 3, b))),
+        "exponent_normalize": times(b.adder(ew), 2),
+        "round": series(_round_and_specials(w.dst_exp, p - 1, b), _pack(dst_fmts, b)),
+    }
+
+
+def exfma_unit(src: Formats, dst: Formats, blocks: Blocks | None = None) -> Cost:
+    """One combinational (expanding) FMA a*b + c as fpnew_fma_multi builds it: a, b in ``src``,
+    c and the result in ``dst``; the datapath is that of the super format of both (so an 8->16
+    unit multiplies 11 x 11 bits). ``exfma_unit(f, f)`` is a plain multi-format FMA.
+
+    The blocks of ``exfma_datapaths``: operands unpacked; the multiplier in parallel with the
+    exponent path and the addend's alignment; the signed add; normalization beside the exponent
+    normalization; rounding and specials. ``blocks`` as for ``exsdotp_unit``."""
+    d = exfma_datapaths(src, dst, blocks)
+    addend = series(d["exponent_adders"], d["align"], d["align_sticky"])
+    return series(d["unpack"], parallel(d["multiplier"], addend), d["add"],
+                  parallel(d["normalize"], d["exponent_normalize"]), d["round"])
 
 
 def exfma_cascade(src: Formats, dst: Formats, blocks: Blocks | None = None) -> Cost:
