@@ -325,8 +325,9 @@ def claims(ds: xr.Dataset):
             ours=f"FP8->FP16 {ours:.0f} GFLOPS/W (cycle-model GFLOPS at the paper's calibrated "
                  f"power) / the cited {cited} GFLOPS/W = {ratio:.2f}x. Context: our FP64 GEMM "
                  f"{ds.attrs['fp64_22nm_run']} predicted at 22nm, 1 GHz is {fp64_22:.0f} GFLOPS/W "
-                 f"({ours / fp64_22:.1f}x; at the same 12nm node {ours / _eff(ds, 'fp64_fma'):.1f}x)"
-                 ", which crosses nodes by constant-field scaling of every energy",
+                 f"({ours / fp64_22:.1f}x; at the same 12nm node "
+                 f"{ours / _eff(ds, 'fp64_fma'):.1f}x), which crosses nodes by constant-field "
+                 "scaling of every energy",
             holds=ok, tolerance=f"the ratio to the cited {cited} GFLOPS/W within "
             f"{VALIDATION_TOLERANCE:.0%}",
             deviation=f"{ratio / snitch_ref['ratio'] - 1:+.0%}"))
