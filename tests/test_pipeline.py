@@ -133,7 +133,7 @@ def test_jobs_write_only_their_outputs_and_the_cache(quick_run):
     results = quick_run / "results"
     declared = {results / pattern.format(i) for i in PIPELINE_SAMPLE for pattern in OUTPUTS}
     declared |= {results / "benchmarks" / f"{job}.tsv" for job in sample_jobs()}
-    declared |= {results / "claims.json", results / "REPORT.md"}
+    declared |= {results / "claims.json", results / "REPORT.md", results / "overview.png"}
     written = {p for p in results.rglob("*") if p.is_file()
                and not p.relative_to(results).parts[0] == ".cache"}
     assert written == declared
