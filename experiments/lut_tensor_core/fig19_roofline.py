@@ -205,6 +205,7 @@ def claims(ds: xr.Dataset):
                          f"{float(ds.area_fraction.sel(boundary='full')):.1f} % with the full "
                          "accounting",
                     holds=round(peaks, 6) == ratio and abs(area / fraction - 1) <= AREA_TOLERANCE,
+                    ours_value=area, paper_value=fraction, band=AREA_TOLERANCE,
                     tolerance=f"{ratio}x the FLOPs, area within {AREA_TOLERANCE:.0%} at the "
                               "paper boundary",
                     deviation=f"{area / fraction - 1:+.0%}"),
