@@ -211,18 +211,26 @@ PAPER_CATEGORIES = {"lut_tensor_core": "LUT Tensor Core (ISCA'25)",
                     "minifloat_nn": "MiniFloat-NN (ARITH'22)"}
 
 
+def experiment_labels(wildcards):
+    """The HTML report's labels of a paper rule's figure and table: id and title."""
+    return {"experiment": wildcards.id, "title": experiment_title(wildcards)}
+
+
 def experiment_outputs(paper, experiment_id="{id}"):
     """The files one experiment writes (data first; the PDF where the preset's figure_formats
     has it), under its paper's category; the paper rules name them by the wildcard, the batch
-    rules by the id."""
+    rules by the id. The report's captions are the same for every experiment (a batch job has
+    neither the wildcard nor one title): its id and title are the files' labels."""
     category = PAPER_CATEGORIES[paper]
     pdf = {"pdf": f"results/figures/{experiment_id}.pdf"} if "pdf" in FIGURE_FORMATS else {}
+    labels = (experiment_labels if experiment_id == "{id}" else
+              {"experiment": experiment_id, "title": EXPERIMENTS[experiment_id]["title"]})
     return dict(
         data=f"results/data/{experiment_id}.nc",
         figure=report(f"results/figures/{experiment_id}.png", caption="../report/figure.rst",
-                      category=category, subcategory=experiment_id),
+                      category=category, subcategory=experiment_id, labels=labels),
         **pdf,
         table=report(f"results/tables/{experiment_id}.md", caption="../report/table.rst",
-                     category=category, subcategory=experiment_id),
+                     category=category, subcategory=experiment_id, labels=labels),
         claims=f"results/claims/{experiment_id}.json",
     )
