@@ -198,10 +198,6 @@ def experiment_params(wildcards):
     return {wildcards.id: PARAMS[wildcards.id]}
 
 
-def experiment_title(wildcards):
-    return EXPERIMENTS[wildcards.id]["title"]
-
-
 # Seconds, CPU seconds and peak memory of each experiment job (tools/profile_run.py sums them up)
 BENCHMARK = "results/benchmarks/{id}.tsv"
 
@@ -211,9 +207,11 @@ PAPER_CATEGORIES = {"lut_tensor_core": "LUT Tensor Core (ISCA'25)",
                     "minifloat_nn": "MiniFloat-NN (ARITH'22)"}
 
 
-def experiment_labels(wildcards):
-    """The HTML report's labels of a paper rule's figure and table: id and title."""
-    return {"experiment": wildcards.id, "title": experiment_title(wildcards)}
+def report_labels(experiment_id):
+    """The HTML report's labels of an experiment's figure and table: id and title. Snakemake
+    applies wildcards to label text, so a title's braces (lut-fig7's "{0,1}") become brackets."""
+    title = EXPERIMENTS[experiment_id]["title"].translate(str.maketrans("{}", "[]"))
+    return {"experiment": experiment_id, "title": title}
 
 
 def experiment_outputs(paper, experiment_id="{id}"):
@@ -223,8 +221,8 @@ def experiment_outputs(paper, experiment_id="{id}"):
     neither the wildcard nor one title): its id and title are the files' labels."""
     category = PAPER_CATEGORIES[paper]
     pdf = {"pdf": f"results/figures/{experiment_id}.pdf"} if "pdf" in FIGURE_FORMATS else {}
-    labels = (experiment_labels if experiment_id == "{id}" else
-              {"experiment": experiment_id, "title": EXPERIMENTS[experiment_id]["title"]})
+    labels = ((lambda wildcards: report_labels(wildcards.id)) if experiment_id == "{id}"
+              else report_labels(experiment_id))
     return dict(
         data=f"results/data/{experiment_id}.nc",
         figure=report(f"results/figures/{experiment_id}.png", caption="../report/figure.rst",
