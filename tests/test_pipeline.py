@@ -101,6 +101,8 @@ def test_snakemake_html_report(quick_run):
     assert done.returncode == 0, done.stderr[-5000:]
     html = (quick_run / "report.html").read_text()
     assert all(f"{experiment_id}.png" in html for experiment_id in PIPELINE_SAMPLE)
+    # captions render cleanly in batch jobs too (no wildcard, no title: labels carry them)
+    assert "(WARNING/" not in done.stdout + done.stderr
 
 
 # One experiment of the sample is rerun: its whole job reruns (a batch, in the quick preset),
