@@ -42,6 +42,8 @@ rule summary:
     output:
         claims="results/claims.json",
         report=report("results/REPORT.md", caption="workflow/report/summary.rst", category="Summary"),
+        overview=report("results/overview.png", caption="workflow/report/overview.rst",
+                        category="Summary"),
     params:
         preset=PRESET,
     script:

@@ -106,6 +106,7 @@ VERDICTS = ("holds", "deviates", "paper-inconsistent", "not-testable-here", "fin
 NEEDS_REASON = ("paper-inconsistent", "not-testable-here")
 FIXED_VERDICTS = ("paper-inconsistent", "not-testable-here", "finding")  # a YAML entry may fix
 PENDING = re.compile(r"^issue \d+\b")  # "issue 14 — PPA": transcribed, its claim comes later
+NUMERIC = ("paper_value", "ours_value", "band")  # a numeric claim's numbers (Claim)
 
 
 def default_verdict(holds: bool) -> str:
@@ -137,7 +138,9 @@ class Claim:
     computed; ``holds`` whether it agrees within ``tolerance``; ``deviation`` the signed difference
     (ours - paper, relative where stated) or a sentence on why it differs; ``verdict`` one of
     ``VERDICTS`` (default: from ``holds``), with its ``reason`` where ``NEEDS_REASON``. A finding's
-    ``holds`` says whether our hypothesis was confirmed.
+    ``holds`` says whether our hypothesis was confirmed. A numeric claim also carries the two
+    numbers it compares, ``paper_value`` and ``ours_value``, and ``band``, the relative
+    tolerance of a "within x %" claim (the report's overview picture draws them).
     """
 
     experiment: str
@@ -149,6 +152,9 @@ class Claim:
     deviation: str = ""
     verdict: str = ""
     reason: str = ""
+    paper_value: float | None = None
+    ours_value: float | None = None
+    band: float | None = None
 
     def __post_init__(self):
         holds = bool(self.holds)
@@ -165,7 +171,9 @@ class Claim:
         object.__setattr__(self, "verdict", verdict)
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The fields; the numeric ones (``NUMERIC``) only where set."""
+        return {k: v for k, v in dataclasses.asdict(self).items()
+                if not (k in NUMERIC and v is None)}
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -226,10 +234,13 @@ def paper_title(paper: str) -> str:
 
 
 def paper_claim(experiment: Experiment, key: str, *, ours: str, holds: bool,
-                tolerance: str = "", deviation: str = "", verdict: str = "",
-                reason: str = "") -> Claim:
+                tolerance: str = "", deviation: str = "", verdict: str = "", reason: str = "",
+                ours_value: float | None = None, band: float | None = None,
+                paper_value: float | None = None) -> Claim:
     """A ``Claim`` whose paper side is read from the reference file of ``experiment``; its
-    verdict is ``verdict``, else the one the reference entry fixes, else follows ``holds``."""
+    verdict is ``verdict``, else the one the reference entry fixes, else follows ``holds``. A
+    numeric claim passes ``ours_value`` (and ``band``, its relative tolerance); its
+    ``paper_value`` is the entry's value when that is one number, else must be given."""
     ref = reference(experiment.paper, experiment.id, key)
     if ref.pending:
         raise ValueError(f"{experiment.id}.{key} is marked pending ({ref.pending}) in reference/"
@@ -238,9 +249,18 @@ def paper_claim(experiment: Experiment, key: str, *, ours: str, holds: bool,
         raise ValueError(f"{experiment.id}.{key}: verdict {verdict!r} differs from the one its "
                          f"reference entry fixes, {ref.verdict!r}")
     paper = ref.statement if ref.value is None else f"{ref.statement} [{ref.value}]"
+    scalar = isinstance(ref.value, (int, float)) and not isinstance(ref.value, bool)
+    if ours_value is not None and paper_value is None:
+        if not scalar:
+            raise ValueError(f"{experiment.id}.{key}: ours_value needs a paper_value (its "
+                             f"reference value {ref.value!r} is not one number)")
+        paper_value = ref.value
     return Claim(experiment=experiment.id, claim=key, paper=f"{paper} ({ref.source})",
                  ours=ours, holds=bool(holds), tolerance=tolerance, deviation=deviation,
-                 verdict=verdict or ref.verdict, reason=reason or ref.reason)
+                 verdict=verdict or ref.verdict, reason=reason or ref.reason,
+                 paper_value=None if ours_value is None else float(paper_value),
+                 ours_value=None if ours_value is None else float(ours_value),
+                 band=None if band is None else float(band))
 
 
 def contradiction_claim(experiment: Experiment, key: str, *, ours: str, shown: bool,

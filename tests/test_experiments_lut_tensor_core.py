@@ -1,5 +1,7 @@
 """The LUT Tensor Core experiments on small configs: data invariants, claims, config errors."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -29,7 +31,28 @@ def test_fig7_claims_hold_and_mapping_is_eq2():
     ds = FIG7.run(make_config(FIG7, {"gemm_m": 4, "gemm_n": 4, "gemm_k": 32}))
     np.testing.assert_array_equal(ds.reinterpreted.values, 2 * np.arange(16) - 15)
     np.testing.assert_array_equal(ds.coefficient.values, [[-1, 1, -1, -1]] * 2)
-    assert [c.claim for c in FIG7.claims(ds) if not c.holds] == []
+    claims = {c.claim: c for c in FIG7.claims(ds)}
+    # the paper's middle line writes q = 0, 1, 1, 1 for W = 0100: its own sum is -A + B + C + D
+    assert [k for k, c in claims.items() if not c.holds] == ["worked_example_middle_line"]
+    middle = claims["worked_example_middle_line"]
+    assert middle.verdict == "paper-inconsistent"
+    assert "middle line as written: -A + B + C + D; its result: -A + B - C - D" in middle.ours
+    assert "lutcore's lookups: -A + B - C - D" in middle.ours
+
+
+def test_fig7_a_middle_line_that_sums_to_its_result_holds(monkeypatch):
+    real = FIG7.reference
+
+    def fixed(paper, experiment, key):
+        ref = real(paper, experiment, key)
+        if key == "worked_example_middle_line":
+            return dataclasses.replace(ref, value={**ref.value, "middle_q": [0, 1, 0, 0]})
+        return ref
+
+    monkeypatch.setattr(FIG7, "reference", fixed)
+    claim = FIG7._middle_line_claim(FIG7, [-1.0, 1.0, -1.0, -1.0])
+    assert claim.holds and claim.verdict == "holds"
+    assert FIG7._terms([2, -1, 0, 1]) == "2A - B + D" and FIG7._terms([-1, 0, 0, 3]) == "-A + 3D"
 
 
 def test_fig7_mapping_for_other_widths():

@@ -23,7 +23,8 @@ def claim(experiment, key, verdict, holds=False, **extra):
 
 
 CLAIMS = {
-    "lut-fig3": [claim("lut-fig3", "table_entries", "holds", holds=True),
+    "lut-fig3": [claim("lut-fig3", "table_entries", "holds", holds=True, paper_value=16.0,
+                       ours_value=16.0, band=0.1),
                  claim("lut-fig3", "lookup_replaces_dot_product", "paper-inconsistent",
                        ours="reading A: 16; reading B: 32", reason="Sec. 2 says 16, Fig. 3 32")],
     # written before verdicts existed: no verdict, no reason
@@ -116,8 +117,25 @@ def test_coverage_lists_every_transcribed_statement(results):
                for r in table)
 
 
+def test_overview_opens_the_report(results):
+    """Counts, then the picture of the numeric claims, then the verdict sections."""
+    report = (results / "REPORT.md").read_text()
+    head = report.split("\n## ", 1)[0]
+    assert "| **All** |" in head and "![paper against lutcore](overview.png)" in head
+    assert "Every numeric claim (1 of 5: the paper's number and ours)" in head
+    assert (results / "overview.png").read_bytes().startswith(b"\x89PNG")
+    numeric = build_report.numeric(json.loads((results / "claims.json").read_text()))
+    assert [c["claim"] for c in numeric] == ["table_entries"]
+    figure = build_report.overview_figure(numeric)
+    (ax,) = figure.axes
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "within 10%", "ours = paper", "holds (1)"]
+
+
 def test_output_is_deterministic(results):
-    before = {p: p.read_bytes() for p in (results / "REPORT.md", results / "claims.json")}
+    before = {p: p.read_bytes() for p in (results / "REPORT.md", results / "claims.json",
+                                          results / "overview.png")}
     build_report.main(["--results", str(results), "--preset", "quick"])
     assert all(p.read_bytes() == data for p, data in before.items())
 

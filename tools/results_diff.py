@@ -19,7 +19,7 @@ import pathlib
 import sys
 
 COMMITTED = ("figures/*.png", "figures/*.pdf", "tables/*.md", "claims/*.json", "claims.json",
-             "REPORT.md")
+             "REPORT.md", "overview.png")
 TEXT = (".md", ".json")
 
 

@@ -186,7 +186,8 @@ def _density_claims(module, lut16, mac16):
             module, key, ours=f"{ours:.2f} TOPs/mm^2 at the paper boundary (full accounting "
                               f"{full:.2f}); LUT/MAC ratio {ratio['paper']:.1f}x (full "
                               f"{ratio['full']:.1f}x; paper {paper_lut / paper_mac:.1f}x)",
-            holds=abs(ours / paper - 1) <= ABSOLUTE_TOLERANCE,
+            holds=abs(ours / paper - 1) <= ABSOLUTE_TOLERANCE, ours_value=ours,
+            band=ABSOLUTE_TOLERANCE,
             tolerance=f"within {ABSOLUTE_TOLERANCE:.0%} at the paper boundary (45nm cells "
                       "scaled to 28nm)",
             deviation=f"{ours / paper - 1:+.0%} (full accounting {full / paper - 1:+.0%}: it adds "

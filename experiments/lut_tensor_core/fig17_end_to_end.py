@@ -24,7 +24,6 @@ import lutcore.gpu as gpu
 from experiments import (
     ConfigError,
     Experiment,
-    contradiction_claim,
     markdown_table,
     paper_claim,
     reference,
@@ -235,56 +234,65 @@ def claims(ds: xr.Dataset):
     return [paper_claim(module, "max_speedup",
                         ours=f"{ours:.2f}x ({', '.join(f'{k} {v}' for k, v in where.items())})",
                         holds=abs(ours / paper_speedup - 1) <= TOLERANCE,
+                        ours_value=ours, band=TOLERANCE,
                         tolerance=f"within {TOLERANCE:.0%}",
                         deviation=f"{ours / paper_speedup - 1:+.0%}")] + library_claims(
         functools.partial(_area_claims, module), ds)
 
 
 def _area_claims(module, ds):
+    """Sec. 4.4.2's 38.3 % names no activation format: judged on the 8x arrays of both formats
+    we price (this experiment's activations and Table 1's INT8 ones with INT8 tables)."""
     paper_area = reference(PAPER, ID, "area_fraction_8x").value
     top = max(ds.lut_scale.values)
-    fraction = ds.area_fraction.sel(lut_scale=top, boundary="paper")
-    full = ds.area_fraction.sel(lut_scale=top, boundary="full")
-    by_gpu = ", ".join(f"{g} {float(fraction.sel(gpu=g)):.0f} %" for g in ds.gpu.values)
     act = ds.attrs["activation"].upper()
+    fractions = {f"A_{act}": ds.area_fraction.sel(lut_scale=top, boundary="paper"),
+                 "A_INT8 (INT8 tables)": ds.area_fraction_int8.sel(lut_scale=top,
+                                                                    boundary="paper")}
+    full = ds.area_fraction.sel(lut_scale=top, boundary="full")
+    lowest = min(float(f.min()) for f in fractions.values())
+    by_format = "; ".join(f"{name}: " + ", ".join(f"{g} {float(f.sel(gpu=g)):.0f} %"
+                                                  for g in ds.gpu.values)
+                          for name, f in fractions.items())
     return [
         paper_claim(module, "area_fraction_8x",
-                    ours=f"{float(fraction.min()):.1f}-{float(fraction.max()):.1f} % at the paper "
-                         f"boundary, {float(full.min()):.1f}-{float(full.max()):.1f} % with the "
-                         f"full accounting (LUT {top}x = {top} x {gpu.LUT_ARRAY_1X} lookups per "
-                         f"tensor core, A_{act} tables, W_INT{ds.attrs['area_weight_bits']}, vs "
-                         f"FP16 MAC, 28nm; by GPU: {by_gpu})",
-                    holds=bool(float(fraction.min()) <= paper_area),
-                    tolerance=f"<= {paper_area} % at the paper boundary",
-                    deviation="the paper's 38.3 % is its Table 1 A100-LUT-8X (W_INT2 A_INT8 "
-                              "tables) vs the FP16 tensor core (see area_fraction_activation); "
-                              f"here the arrays hold A_{act} tables"),
+                    ours=f"LUT {top}x (= {top} x {gpu.LUT_ARRAY_1X} lookups per tensor core, "
+                         f"W_INT{ds.attrs['area_weight_bits']}) over the FP16 MAC tensor cores, "
+                         f"28nm, paper boundary: {by_format} (A_{act} with the full accounting "
+                         f"{float(full.min()):.0f}-{float(full.max()):.0f} %)",
+                    holds=lowest <= paper_area, ours_value=lowest,
+                    tolerance=f"<= {paper_area} % at the paper boundary for either activation "
+                              "format (the sentence names none)",
+                    deviation=f"lowest {lowest:.0f} %: LUT arrays of 8x the 512-lookup 1x are "
+                              "larger than the FP16 tensor cores in our model whichever table "
+                              "format they hold"),
         _activation_claim(module, ds, top, paper_area),
     ]
 
 
 def _activation_claim(module, ds, top, paper_area):
-    """Sec. 4.4.2 quotes, for the W_INTx A_FP16 models of Fig. 17, the area fraction of Table 1's
-    W_INT2 A_INT8 row (0.373 / 0.975 mm^2, arithmetic on the transcribed rows); our model shows
-    how much the activation format moves it."""
+    """Our reading (a finding): the 38.3 % is Table 1's W_INT2 A_INT8 row (0.373 / 0.975 mm^2,
+    arithmetic on the transcribed rows), and the activation format of the tables, which the
+    sentence does not name, moves the fraction by more than ``FORMAT_EFFECT``."""
     rows = {r["row"]: r for r in reference(PAPER, "lut-table1", "rows").value}
     table1 = 100 * rows["A100-LUT-8X"]["area_mm2"] / rows["A100 FP16 TC"]["area_mm2"]
     pick = dict(lut_scale=top, boundary="paper", gpu=ds.gpu.values[0])
     act = float(ds.area_fraction.sel(**pick))
     int8 = float(ds.area_fraction_int8.sel(**pick))
     is_row = round(table1, 1) == paper_area
-    shown = is_row and ds.attrs["activation"] != "int8" and act / int8 > 1 + FORMAT_EFFECT
-    return contradiction_claim(
+    moves = max(act, int8) / min(act, int8) > 1 + FORMAT_EFFECT
+    return paper_claim(
         module, "area_fraction_activation",
         ours=f"Table 1's A100-LUT-8X (W_INT2 A_INT8) over A100 FP16 TC: {table1:.2f} %; {top}x "
              f"LUT arrays on {pick['gpu']}, paper boundary: A_"
              f"{ds.attrs['activation'].upper()} tables (this experiment's models) {act:.0f} %, "
              f"W_INT2 A_INT8 with INT8 tables {int8:.0f} % of the FP16 tensor cores' area "
-             f"({act / int8:.2f}x apart)",
-        shown=shown,
-        tolerance=f"the activation format moves the fraction by less than {FORMAT_EFFECT:.0%}",
-        reason=f"the {paper_area} % is Table 1's A_INT8 row; FP16-activation LUT arrays hold "
-                  f"FP16 tables, {act / int8:.2f}x the area in our model" if shown else "")
+             f"({max(act, int8) / min(act, int8):.2f}x apart)",
+        holds=is_row and moves,
+        tolerance=f"38.3 % is Table 1's row, and the format moves the fraction by more than "
+                  f"{FORMAT_EFFECT:.0%}",
+        deviation="the fraction depends on which activation format the 8x arrays hold; the "
+                  "sentence names none, so area_fraction_8x is judged on both")
 
 
 EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,

@@ -16,15 +16,22 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    contradiction_claim,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 
 ID = "lut-fig7"
 TITLE = ("Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size "
          "(LUT Tensor Core Fig. 7, Eqs. 2-6)")
 PAPER = "lut_tensor_core"
 # the reference keys claims() states in the full run
-CLAIMS = ("reinterpretation_mapping", "adjusted_scale_zero", "worked_example", "table_halving",
-          "offline_negation")
+CLAIMS = ("reinterpretation_mapping", "adjusted_scale_zero", "worked_example",
+          "worked_example_middle_line", "table_halving", "offline_negation")
 ACTS = ("A", "B", "C", "D")
 
 
@@ -168,9 +175,9 @@ def claims(ds: xr.Dataset):
         module, "worked_example",
         ours="; ".join(f"{f}: {c}" for f, c in coef.items()),
         holds=all(c == want for c in coef.values()), tolerance="exact",
-        deviation="the paper's intermediate line writes C·2·(1 - 0.5) and D·2·(1 - 0.5), "
-                  "inconsistent with W = 0100 and with its own result; the result -A + B - C - D "
-                  "is what W = 0100 gives, and what lutcore computes"))
+        deviation="the result -A + B - C - D is what W = 0100 gives (the middle line that leads "
+                  "to it does not: worked_example_middle_line)"))
+    claims.append(_middle_line_claim(module, coef["original"]))
     sizes = [ds.sizes["index"], ds.sizes["half_index"]]
     claims.append(paper_claim(
         module, "table_halving",
@@ -183,6 +190,31 @@ def claims(ds: xr.Dataset):
         ours=f"same results (max |difference| {diff:g}); index NOTs {nots[0]} -> {nots[1]}",
         holds=diff == 0 and nots[1] == 0 < nots[0], tolerance="bit-identical results"))
     return claims
+
+
+def _terms(coefficients) -> str:
+    """A linear form over A..D as the paper writes it: -A + B - C - D."""
+    text = " ".join(f"{'-' if x < 0 else '+'} {'' if abs(x) == 1 else f'{abs(x):g}'}{a}"
+                    for x, a in zip(coefficients, ACTS) if x)
+    return text[2:] if text.startswith("+ ") else text.replace("- ", "-", 1)
+
+
+def _middle_line_claim(module, computed: list[float]):
+    """Sec. 3.1.2's middle line, s_w (q_i - z_w) with the q_i it writes, against its own result
+    and the bits of 0100 (the paper's arithmetic; lutcore's lookups give the result)."""
+    v = reference(PAPER, ID, "worked_example_middle_line").value
+    middle = [v["s_w"] * (q - v["z_w"]) for q in v["middle_q"]]
+    bits = [int(b) for b in "0100"]  # W3W2W1W0 over A..D, as the result reads it
+    from_bits = [v["s_w"] * (b - v["z_w"]) for b in bits]
+    shown = middle != v["result"] and from_bits == v["result"]
+    return contradiction_claim(
+        module, "worked_example_middle_line",
+        ours=f"middle line as written: {_terms(middle)}; its result: {_terms(v['result'])}; "
+             f"W = 0100 gives {_terms(from_bits)}; lutcore's lookups: {_terms(computed)}",
+        shown=shown, tolerance="the middle line equals its result",
+        reason=f"the middle line writes q = {v['middle_q']} for A..D, three 1 bits where 0100 "
+               f"has one: its terms sum to {_terms(middle)}, not the {_terms(v['result'])} it "
+               "states, which is right for 0100 (C and D need 2·(0 - 0.5))")
 
 
 EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,

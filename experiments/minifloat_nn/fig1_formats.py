@@ -27,7 +27,7 @@ PAPER = "minifloat_nn"
 CLAIMS = ("format_widths", "expanding_pairs", "fp8_to_fp32_extension", "vsum_formats",
           "narrow_unit_pairs", "bf16_tf32_keep_fp32_range", "dlfloat_16_bits",
           "nannarelli_custom_format", "fp8_same_range_as_fp16", "h100_fp8_speedup",
-          "dlfloat_intermediate", "fp16alt_ieee")
+          "dlfloat_intermediate", "fp16alt_ieee", "gpu_tf32_bf16_speedups")
 OPS = ("exsdotp", "exvsum", "vsum", "exfma")
 
 
@@ -256,7 +256,16 @@ def _background_claims(module, ds: xr.Dataset):
         module, "h100_fp8_speedup",
         ours=f"lutcore.gpu H100 dense tensor-core peaks: FP8 {h100.tensor_peak('fp8') / 1e12:.0f} "
              f"/ FP16 {h100.tensor_peak('fp16') / 1e12:.0f} TFLOPS = {speedup:g}x",
-        holds=speedup == reference(PAPER, ID, "h100_fp8_speedup").value, tolerance="exact"))
+        holds=speedup == reference(PAPER, ID, "h100_fp8_speedup").value, tolerance="exact",
+        ours_value=speedup))
+    a100 = gpu.A100
+    speedup = a100.tensor_macs("bf16") / a100.tensor_macs("tf32")
+    claims.append(paper_claim(
+        module, "gpu_tf32_bf16_speedups",
+        ours=f"lutcore.gpu A100 dense tensor-core peaks: BF16 {a100.tensor_peak('bf16') / 1e12:.0f}"
+             f" / TF32 {a100.tensor_peak('tf32') / 1e12:.0f} TFLOPS = {speedup:g}x",
+        holds=speedup == reference(PAPER, ID, "gpu_tf32_bf16_speedups").value,
+        tolerance="exact", ours_value=speedup))
     return claims + _reading_claims(module, ds)
 
 

@@ -287,8 +287,8 @@ def claims(ds: xr.Dataset):
         out.append(paper_claim(
             module, "halving_format_speedup_worst_case",
             ours=f"worst {worst:.2f}x ({where}); best {best:.2f}x ({best_where})",
-            holds=abs(worst / paper - 1) <= RATIO_TOLERANCE,
-            tolerance=f"worst case within {RATIO_TOLERANCE:.0%}",
+            holds=abs(worst / paper - 1) <= RATIO_TOLERANCE, ours_value=worst,
+            band=RATIO_TOLERANCE, tolerance=f"worst case within {RATIO_TOLERANCE:.0%}",
             deviation=(f"{worst / paper - 1:+.1%}; at the smallest K the per-block reduction "
                        "tail (up to 3 lane-reduction stages, each zeroing 8 registers, then 4 "
                        "packs that wait on the CAST latency) is comparable to the halved FREP "

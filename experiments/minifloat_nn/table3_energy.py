@@ -269,24 +269,27 @@ def _arithmetic_claim(module, model_gflops: float):
     low, high = (gflops - half) / (mw + half) * 1000, (gflops + half) / (mw - half) * 1000
     need_gflops = (printed - half) * (mw - half) / 1000  # both inputs at their interval ends
     need_mw = (gflops + half) / (printed - half) * 1000
-    inconsistent = round(as_printed) != printed
+    # a contradiction only if no inputs within their printed rounding give the printed 575
+    inconsistent = not round(low) <= printed <= round(high)
     return paper_claim(
         module, "efficiency_arithmetic",
         ours=f"as printed: {float(as_printed):.1f} GFLOPS/W, and {float(as_printed):.1f} / "
              f"{v['snitch_gflops_per_w']} = {float(as_printed) / v['snitch_gflops_per_w']:.2f}x; "
              f"the paper's 575 / {v['snitch_gflops_per_w']} = "
              f"{float(printed) / v['snitch_gflops_per_w']:.2f}x; inputs anywhere in their rounding "
-             f"intervals: {float(low):.1f}-{float(high):.1f} GFLOPS/W; our cycle model's "
-             f"{model_gflops:.1f} GFLOPS at the paper's {v['power_mw']} mW: "
-             f"{model_gflops / float(mw) * 1000:.0f} GFLOPS/W",
-        holds=not inconsistent, tolerance="575 = 128 GFLOPS / 224 mW, rounded",
+             f"intervals: {float(low):.1f}-{float(high):.1f} GFLOPS/W, which rounds to "
+             f"{round(low)}-{round(high)}: 575 needs at least {float(need_gflops):.2f} GFLOPS "
+             f"with at most {float(need_mw):.1f} mW; our cycle model's {model_gflops:.1f} GFLOPS "
+             f"at the paper's {v['power_mw']} mW: {model_gflops / float(mw) * 1000:.0f} GFLOPS/W",
+        holds=not inconsistent,
+        tolerance="575 reachable from 128 GFLOPS and 224 mW within their printed rounding "
+                  "(+-0.5), rounded to an integer",
         verdict="paper-inconsistent" if inconsistent else "",
-        reason=(f"as printed, 128 GFLOPS / 224 mW is {float(as_printed):.1f} GFLOPS/W, not 575 "
-                f"(and the 7.2x the paper derives from 575 would be "
-                f"{float(as_printed) / v['snitch_gflops_per_w']:.1f}x); 575 is reached only "
-                f"with both printed inputs at the far ends of their rounding intervals (at "
-                f"least {float(need_gflops):.2f} GFLOPS and at most {float(need_mw):.1f} mW)")
-        if inconsistent else "")
+        reason=(f"no 128 +- 0.5 GFLOPS over 224 +- 0.5 mW gives 575 GFLOPS/W (they give "
+                f"{float(low):.1f}-{float(high):.1f})") if inconsistent else "",
+        deviation="" if inconsistent else
+        f"575 lies at the top of the printed inputs' rounding ({float(as_printed):.1f} as "
+        "printed): consistent, not a contradiction")
 
 
 def claims(ds: xr.Dataset):
@@ -294,33 +297,41 @@ def claims(ds: xr.Dataset):
     cal = reference(PAPER, ID, "cluster_efficiency").value
     ours = float(ds.efficiency.sel(run=ds.attrs["calibration"]))
     ours_gflops = float(ds.gflops.sel(run=ds.attrs["calibration"]))
-    cal_ok = abs(ours / cal["gflops_per_w"] - 1) <= CALIBRATION_TOLERANCE
+    power = ds.attrs["calibration_power_mw"]
+    # the power is the paper's (calibration): the GFLOPS is what this claim tests
+    cal_ok = abs(ours_gflops / cal["gflops"] - 1) <= CALIBRATION_TOLERANCE
     result = [paper_claim(
         module, "cluster_efficiency",
-        ours=f"{ours:.0f} GFLOPS/W at {ours_gflops:.1f} GFLOPS (CALIBRATED: power set to the "
-             f"paper's {ds.attrs['calibration_power_mw']:g} mW for this kernel, so this checks "
-             "the cycle model's GFLOPS only)",
-        holds=cal_ok, tolerance=f"within {CALIBRATION_TOLERANCE:.0%}",
-        deviation="" if cal_ok else "the cycle model's GFLOPS differ from the measured 128")]
+        ours=f"{ours_gflops:.1f} GFLOPS (cycle model), hence {ours:.0f} GFLOPS/W at the paper's "
+             f"{power:g} mW (CALIBRATED: the power is set to the paper's for this kernel, not "
+             "computed)",
+        ours_value=ours_gflops, paper_value=cal["gflops"], band=CALIBRATION_TOLERANCE,
+        holds=cal_ok, tolerance=f"GFLOPS within {CALIBRATION_TOLERANCE:.0%} of the paper's "
+        f"{cal['gflops']} (tests the GFLOPS only: the power is the paper's {power:g} mW)",
+        deviation=f"{ours_gflops / cal['gflops'] - 1:+.1%} in GFLOPS" + (
+            "" if cal_ok else ": the cycle model's GFLOPS differ from the measured 128"))]
 
     result.append(_arithmetic_claim(module, ours_gflops))
     snitch_ref = reference(PAPER, ID, "vs_snitch_fp64").value
     if "fp64_22nm_efficiency" in ds.attrs:
         fp64_22 = ds.attrs["fp64_22nm_efficiency"]
-        ratio = ours / fp64_22
-        ok = (abs(ratio / snitch_ref["ratio"] - 1) <= VALIDATION_TOLERANCE
-              and abs(fp64_22 / snitch_ref["snitch_fp64_gflops_per_w"] - 1)
-              <= VALIDATION_TOLERANCE)
+        cited = snitch_ref["snitch_fp64_gflops_per_w"]
+        ratio = ours / cited
+        # the 80 GFLOPS/W is a cited silicon measurement (ref. [12]): the 7.2x is judged against
+        # it; our node-scaled FP64 estimate is context
+        ok = abs(ratio / snitch_ref["ratio"] - 1) <= VALIDATION_TOLERANCE
         result.append(paper_claim(
             module, "vs_snitch_fp64",
-            ours=f"FP8->FP16 (12nm, calibrated) / FP64 GEMM {ds.attrs['fp64_22nm_run']} "
-                 f"predicted at 22nm, 1 GHz ({fp64_22:.0f} GFLOPS/W) = {ratio:.1f}x; at the "
-                 f"same 12nm node {ours / _eff(ds, 'fp64_fma'):.1f}x",
-            holds=ok, tolerance=f"ratio and FP64 efficiency within {VALIDATION_TOLERANCE:.0%}",
-            deviation="" if ok else
-            "the FP64 prediction crosses nodes by constant-field scaling of every energy, the "
-            "calibrated rest of the cluster included, and the native Snitch cluster differs "
-            "from the extended one (no SDOTP group, its own layout)"))
+            ours=f"FP8->FP16 {ours:.0f} GFLOPS/W (cycle-model GFLOPS at the paper's calibrated "
+                 f"power) / the cited {cited} GFLOPS/W = {ratio:.2f}x. Context: our FP64 GEMM "
+                 f"{ds.attrs['fp64_22nm_run']} predicted at 22nm, 1 GHz is {fp64_22:.0f} GFLOPS/W "
+                 f"({ours / fp64_22:.1f}x; at the same 12nm node "
+                 f"{ours / _eff(ds, 'fp64_fma'):.1f}x), which crosses nodes by constant-field "
+                 "scaling of every energy",
+            ours_value=ratio, paper_value=snitch_ref["ratio"], band=VALIDATION_TOLERANCE,
+            holds=ok, tolerance=f"the ratio to the cited {cited} GFLOPS/W within "
+            f"{VALIDATION_TOLERANCE:.0%}",
+            deviation=f"{ratio / snitch_ref['ratio'] - 1:+.0%}"))
 
     fpnew = reference(PAPER, ID, "vs_fpnew_fp8").value
     sdotp_fpu = float(ds.fpu_efficiency.sel(kernel="fp8_fp16_exsdotp"))
@@ -335,7 +346,8 @@ def claims(ds: xr.Dataset):
         module, "vs_fpnew_fp8",
         ours=f"FPU level, same FPU model: FP8->FP16 ExSdotp {sdotp_fpu:.0f} GFLOPS/W vs FP8 "
              f"FMA (FPnew's ADDMUL) {fma_fpu:.0f} GFLOPS/W = {ratio:.2f}x{cluster_ratio}",
-        holds=ok, tolerance=f"within {VALIDATION_TOLERANCE:.0%}",
+        holds=ok, tolerance=f"within {VALIDATION_TOLERANCE:.0%}", ours_value=ratio,
+        band=VALIDATION_TOLERANCE,
         deviation="" if ok else
         "in one technology the ExSdotp costs more per FLOP than a non-expanding FP8 FMA: it "
         "adds in the 16-bit destination format (an 11-bit significand datapath and two wide "
@@ -352,7 +364,8 @@ def claims(ds: xr.Dataset):
         module, "vs_mao",
         ours=f"FPU-level FP8->FP16 ExSdotp {sdotp_fpu:.0f} GFLOPS/W / Mao et al.'s published "
              f"{mao['mao_gflops_per_w']:g} GFLOPS/W = {ratio:.1f}x",
-        holds=ok, tolerance=f"within {VALIDATION_TOLERANCE:.0%}",
+        holds=ok, tolerance=f"within {VALIDATION_TOLERANCE:.0%}", ours_value=ratio,
+        paper_value=mao["ratio"], band=VALIDATION_TOLERANCE,
         deviation="" if ok else
         "our FPU-level energy counts the datapath cells only (no clock tree, wiring, operand "
         "buffers or pipeline-register clocking beyond the cells), which the paper's post-layout "

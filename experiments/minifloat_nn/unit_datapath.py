@@ -230,6 +230,7 @@ def _peak_claims(ds, module):
                          f"non-expanding FP8 FMA {2 * _at(ds, 'register_elements', format='fp8')}"
                          " (1x)",
                     holds=float(ratio.sel(pair="fp8->fp16")) == 2,
+                    ours_value=float(ratio.sel(pair="fp8->fp16")),
                     tolerance="2x against FPnew's expanding operations"),
     ]
 

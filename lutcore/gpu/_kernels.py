@@ -59,6 +59,7 @@ from ._tiles import (
     candidate_table,
     occupancy,
     tile_model,
+    traffic,
 )
 
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb", "marlin")
@@ -166,10 +167,10 @@ def default_lut_bits(act: str) -> int:
     return 16 if ACT_BYTES[act] == 2 else 8
 
 
-def lut_table_bytes(lut_bits: int) -> float:
-    """Bytes of symmetric K = 4 tables per activation (``lutcore.lut.op_counts``: 8 entries of
-    ``lut_bits`` per 4 activations)."""
-    counts = op_counts(1, 1, LUT_GROUP, scheme=make_scheme("symmetric", k=LUT_GROUP),
+def lut_table_bytes(lut_bits: int, scheme: str = "symmetric") -> float:
+    """Bytes of K = 4 tables per activation (``lutcore.lut.op_counts``): ``"symmetric"`` 8 entries
+    of ``lut_bits`` per 4 activations, ``"bitserial"`` the 16 of an unhalved 1-bit table."""
+    counts = op_counts(1, 1, LUT_GROUP, scheme=make_scheme(scheme, k=LUT_GROUP),
                        lut_bits=lut_bits)
     return counts.table_bits / 8 / LUT_GROUP
 
@@ -353,6 +354,27 @@ def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: 
     occ = occupancy(hw, {name: np.array([value], float) for name, value in candidate.items()},
                     WORK[kernel])
     return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})
+
+
+def dram_traffic(gpu: GPUSpec, kernel: str, m, n, k, tile: tuple, warp: tuple, *,
+                 act: str = "fp16", weight_bits: int = 16, lut_bits: int | None = None,
+                 table: str = "symmetric", l2_reuse: bool = True) -> float:
+    """DRAM bytes of C[m, n] = A[m, k] W[n, k]^T by ``kernel`` on CTA tile ``tile`` = (tm, tn, tk)
+    cut into warp tiles ``warp`` (the tile model's ``traffic``: one launch, no split-K).
+    ``table``: a ``lut_tensor_core`` kernel's operand A, ``"symmetric"`` or ``"bitserial"``
+    tables (``lut_table_bytes``); ``l2_reuse`` False: thread blocks share no operand panel
+    through L2 (no swizzled rasterization), so every tile's reads reach DRAM (the L2 bytes)."""
+    check_kernel(gpu, kernel, act, weight_bits, PRECOMPUTE[0], "fp32")
+    bits = lut_bits or default_lut_bits(act)
+    hw = hardware(gpu, kernel, act, weight_bits, bits)
+    if kernel == "lut_tensor_core":
+        hw = hw._replace(a_bytes=np.asarray(lut_table_bytes(bits, table), float))
+    (tm, tn, tk), (wm, wn) = tile, warp
+    c = {name: np.array([value], float) for name, value in dict(
+        tm=tm, tn=tn, tk=tk, stages=STAGES, wm=wm, wn=wn, warps=(tm // wm) * (tn // wn),
+        group=0, split=1, streamk=0).items()}
+    moved = traffic(hw, c, float(m), float(n), float(k), occupancy(hw, c, WORK[kernel]))
+    return float(np.asarray(moved.dram_bytes if l2_reuse else moved.l2_bytes)[0])
 
 
 def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int = 16) -> float:

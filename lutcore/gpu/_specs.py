@@ -69,7 +69,7 @@ from lutcore import numerics as nm
 # The GPUs' number formats by NVIDIA's names: FP8 is E4M3 (OCP E4M3FN), the FP8 of H100-class
 # tensor-core inference (LUT Tensor Core paper); byte widths and fields come from the records.
 GPU_FORMATS = nm.FormatSet(("fp32", "fp16", "bf16", "int8", "fp8"), means={"fp8": "fp8_e4m3fn"})
-TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8")
+TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8", "tf32")
 # Tensor-core accumulator formats of FP16 MMAs (PTX mma .f32 / .f16 accumulators): "fp32" the
 # default (and the 32-bit accumulator, INT32, of the integer formats), "fp16" for FP16 MMAs only.
 ACCUMULATE = ("fp32", "fp16")
@@ -264,7 +264,8 @@ A100 = GPUSpec(
     sms=108, clock_ghz=1.41,  # S1 Table 3: 108 SMs, boost 1410 MHz
     # S1 Table 1: 312 TFLOPS FP16/BF16, 624 TOPS INT8 dense = 1024 / 2048 MACs/SM/clk;
     # no FP8 on Ampere. S1 Table 3: 312 with FP16 or FP32 accumulate, so no fp16_accumulate_macs.
-    tc_macs=(("fp16", 1024), ("bf16", 1024), ("int8", 2048)),
+    # S1 Table 1: 156 TFLOPS TF32 dense = 512 MACs/SM/clk (no kernel model uses it).
+    tc_macs=(("fp16", 1024), ("bf16", 1024), ("int8", 2048), ("tf32", 512)),
     fp32_lanes=64, fp16_lanes=256, int32_lanes=64,  # S1: 19.5 TF FP32, 78 TF FP16, 19.5 TOPS INT32
     registers=256 * KIB, max_registers_per_thread=255,  # S1, S7
     smem=164 * KIB, smem_bytes_per_clock=128,  # S7 (8.0), S8

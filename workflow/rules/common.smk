@@ -206,10 +206,6 @@ def experiment_params(wildcards):
     return {wildcards.id: PARAMS[wildcards.id]}
 
 
-def experiment_title(wildcards):
-    return EXPERIMENTS[wildcards.id]["title"]
-
-
 # Seconds, CPU seconds and peak memory of each experiment job (tools/profile_run.py sums them up)
 BENCHMARK = "results/benchmarks/{id}.tsv"
 
@@ -219,18 +215,28 @@ PAPER_CATEGORIES = {"lut_tensor_core": "LUT Tensor Core (ISCA'25)",
                     "minifloat_nn": "MiniFloat-NN (ARITH'22)"}
 
 
+def report_labels(experiment_id):
+    """The HTML report's labels of an experiment's figure and table: id and title. Snakemake
+    applies wildcards to label text, so a title's braces (lut-fig7's "{0,1}") become brackets."""
+    title = EXPERIMENTS[experiment_id]["title"].translate(str.maketrans("{}", "[]"))
+    return {"experiment": experiment_id, "title": title}
+
+
 def experiment_outputs(paper, experiment_id="{id}"):
     """The files one experiment writes (data first; the PDF where the preset's figure_formats
     has it), under its paper's category; the paper rules name them by the wildcard, the batch
-    rules by the id."""
+    rules by the id. The report's captions are the same for every experiment (a batch job has
+    neither the wildcard nor one title): its id and title are the files' labels."""
     category = PAPER_CATEGORIES[paper]
     pdf = {"pdf": f"results/figures/{experiment_id}.pdf"} if "pdf" in FIGURE_FORMATS else {}
+    labels = ((lambda wildcards: report_labels(wildcards.id)) if experiment_id == "{id}"
+              else report_labels(experiment_id))
     return dict(
         data=f"results/data/{experiment_id}.nc",
         figure=report(f"results/figures/{experiment_id}.png", caption="../report/figure.rst",
-                      category=category, subcategory=experiment_id),
+                      category=category, subcategory=experiment_id, labels=labels),
         **pdf,
         table=report(f"results/tables/{experiment_id}.md", caption="../report/table.rst",
-                     category=category, subcategory=experiment_id),
+                     category=category, subcategory=experiment_id, labels=labels),
         claims=f"results/claims/{experiment_id}.json",
     )

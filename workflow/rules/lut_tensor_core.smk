@@ -14,7 +14,6 @@ rule lut_tensor_core:
         id=paper_ids("lut_tensor_core"),
     params:
         config=experiment_params,
-        title=experiment_title,
         formats=FIGURE_FORMATS,
     script:
         "../scripts/run_experiment.py"

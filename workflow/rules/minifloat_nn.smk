@@ -14,7 +14,6 @@ rule minifloat_nn:
         id=paper_ids("minifloat_nn"),
     params:
         config=experiment_params,
-        title=experiment_title,
         formats=FIGURE_FORMATS,
     script:
         "../scripts/run_experiment.py"

@@ -5,9 +5,11 @@ Snakemake calls this as the ``script:`` of rule ``summary``; from a shell it rea
 
     python workflow/scripts/build_report.py --results results --preset quick
 
-The report counts the claims by verdict and opens with those that deviate, so a deviation cannot
-hide further down; then what no model can reproduce (the paper contradicts itself), what cannot
-be tested here, our own findings, each experiment, and the coverage of each paper's statements.
+The report opens with an overview: the claims by paper and verdict, and one picture, paper value
+against ours for every numeric claim (``overview.png``); then those that deviate, so a
+deviation cannot hide further down; then what no model can reproduce (the paper contradicts
+itself), what cannot be tested here, our own findings, each experiment, and the coverage of
+each paper's statements.
 """
 
 import argparse
@@ -26,6 +28,8 @@ from experiments import VERDICTS, describe  # noqa: E402
 from experiments._framework import default_verdict, paper_title, reference_entries  # noqa: E402
 
 REQUIRED = ("experiment", "claim", "paper", "ours", "holds")
+COLORS = {"holds": "#2ca02c", "deviates": "#d62728", "paper-inconsistent": "#9467bd",
+          "not-testable-here": "#7f7f7f", "finding": "#1f77b4"}
 LABELS = {"holds": "✅ holds", "deviates": "❌ deviates",
           "paper-inconsistent": "⚖️ paper-inconsistent",
           "not-testable-here": "🚫 not testable here", "finding": "🔎 finding"}
@@ -123,8 +127,56 @@ def summary(papers: list[str], rows: dict[str, list[dict]]) -> list[str]:
     return lines
 
 
+def numeric(claims: list[dict]) -> list[dict]:
+    """The claims that compare two positive numbers, the paper's and ours (log-log)."""
+    return [c for c in claims if c.get("paper_value") is not None
+            and c.get("ours_value") is not None and c["paper_value"] > 0 and c["ours_value"] > 0]
+
+
+def overview_figure(claims: list[dict]):
+    """Paper value against ours for every numeric claim, log-log, coloured by verdict, with the
+    identity line and the relative tolerance bands the claims use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcdefaults()  # same bytes whatever a matplotlibrc says
+    import matplotlib.pyplot as plt
+
+    points = numeric(claims)
+    fig, ax = plt.subplots(figsize=(6.4, 5.2))
+    values = [v for c in points for v in (c["paper_value"], c["ours_value"])] or [1.0]
+    low, high = min(values) / 3, max(values) * 3
+    line = [low, high]
+    for band in sorted({c["band"] for c in points if c.get("band")}, reverse=True):
+        ax.fill_between(line, [low * (1 - min(band, 0.99)), high * (1 - min(band, 0.99))],
+                        [low * (1 + band), high * (1 + band)], color="#bbbbbb", alpha=0.25,
+                        lw=0, label=f"within {band:.0%}")
+    ax.plot(line, line, color="black", lw=0.8, label="ours = paper")
+    for verdict in VERDICTS:
+        chosen = [c for c in points if c["verdict"] == verdict]
+        if chosen:
+            ax.scatter([c["paper_value"] for c in chosen], [c["ours_value"] for c in chosen],
+                       s=18, color=COLORS[verdict], label=f"{verdict} ({len(chosen)})", zorder=3)
+    ax.set(xscale="log", yscale="log", xlim=line, ylim=line, xlabel="paper value",
+           ylabel="lutcore value", title=f"{len(points)} numeric claims: paper against ours")
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def write_overview(claims: list[dict], path: pathlib.Path) -> None:
+    """The overview picture as a PNG with no date or software version (same bytes every run)."""
+    import matplotlib.pyplot as plt
+
+    figure = overview_figure(claims)
+    with atomic(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+    plt.close(figure)
+
+
 def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.Path,
-           figures: dict[str, pathlib.Path], tables: dict[str, pathlib.Path]) -> str:
+           figures: dict[str, pathlib.Path], tables: dict[str, pathlib.Path],
+           overview: pathlib.Path | None = None) -> str:
     # read from the sources: importing every experiment (JAX, xarray, ...) would take seconds
     experiments = sorted((describe(i) for i in ids), key=lambda e: (e.paper, e.id))
     papers = sorted({e.paper for e in experiments})
@@ -139,6 +191,15 @@ def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.
              "`experiments/reference/` (findings are ours, not the paper's; pending: "
              "transcribed, its claim comes with the issue named in the coverage table).", "",
              *summary(papers, rows), ""]
+    if overview is not None:
+        count = collections.Counter(c["verdict"] for c in numeric(claims))
+        picture = pathlib.Path(os.path.relpath(overview, report_dir)).as_posix()
+        lines += [f"![paper against lutcore]({picture})", "",
+                  f"Every numeric claim ({sum(count.values())} of {len(claims)}: the paper's "
+                  "number and ours), log-log, coloured by verdict: "
+                  + ", ".join(f"{count[v]} {v}" for v in VERDICTS if count[v])
+                  + ". Black: ours = paper; grey: the relative tolerances of the \"within x %\" "
+                  "claims. The other claims compare tables, rows, shapes or sentences.", ""]
     for verdict, heading, sentence, columns in SECTIONS:
         selected = [c for c in claims if c["verdict"] == verdict]
         lines += [f"## {heading}", ""]
@@ -177,11 +238,13 @@ def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.
 
 def build(claim_files: list[pathlib.Path], figure_files: list[pathlib.Path],
           table_files: list[pathlib.Path], preset: str, claims_out: pathlib.Path,
-          report_out: pathlib.Path) -> None:
+          report_out: pathlib.Path, overview_out: pathlib.Path) -> None:
     claims = load_claims(claim_files)
     ids = sorted(p.stem for p in claim_files)
     report = render(claims, ids, preset, report_out.parent,
-                    {p.stem: p for p in figure_files}, {p.stem: p for p in table_files})
+                    {p.stem: p for p in figure_files}, {p.stem: p for p in table_files},
+                    overview_out)
+    write_overview(claims, overview_out)
     with atomic(claims_out) as tmp:
         tmp.write_text(json.dumps(claims, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     with atomic(report_out) as tmp:
@@ -205,7 +268,8 @@ def main(argv: list[str] | None = None) -> None:
     ids = [p.stem for p in claim_files]
     build(claim_files, [args.results / "figures" / f"{i}.png" for i in ids],
           [args.results / "tables" / f"{i}.md" for i in ids], args.preset,
-          args.results / "claims.json", args.results / "REPORT.md")
+          args.results / "claims.json", args.results / "REPORT.md",
+          args.results / "overview.png")
 
 
 if "snakemake" in globals():  # run as the script of rule `summary`
@@ -213,6 +277,7 @@ if "snakemake" in globals():  # run as the script of rule `summary`
           [pathlib.Path(p) for p in snakemake.input.figures],  # noqa: F821
           [pathlib.Path(p) for p in snakemake.input.tables],  # noqa: F821
           snakemake.params.preset,  # noqa: F821
-          pathlib.Path(snakemake.output.claims), pathlib.Path(snakemake.output.report))  # noqa: F821
+          pathlib.Path(snakemake.output.claims), pathlib.Path(snakemake.output.report),  # noqa: F821
+          pathlib.Path(snakemake.output.overview))  # noqa: F821
 elif __name__ == "__main__":
     main()
