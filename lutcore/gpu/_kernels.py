@@ -64,7 +64,8 @@ from ._tiles import (
 
 KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb", "marlin")
 PRECOMPUTE = ("fused", "separate")
-ACT_BYTES = {d: GPU_FORMATS[d].nbytes for d in TENSOR_DTYPES}
+# TF32 is a tensor-core mode of FP32 words (19 of their bits read), not a storage format
+ACT_BYTES = {d: GPU_FORMATS[d].nbytes for d in TENSOR_DTYPES if d != "tf32"}
 # Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 (INT32 for integer MMAs, as wide), or
 # FP16 (PTX mma .f16 C/D fragments pack two FP16 accumulators per 32-bit register).
 ACCUMULATOR_BYTES = {a: GPU_FORMATS[a].nbytes for a in ACCUMULATE}
