@@ -46,12 +46,13 @@ if ! munge -n >/dev/null 2>&1; then
     [[ -f /etc/munge/munge.key ]] || runuser -u munge -- mungekey --create
     daemon /run/munge/munged.pid runuser -u munge -- /usr/sbin/munged
 fi
-# The machine's own CPUs and memory (slurmd -C); one partition, no default partition (a job
-# must name it, as at many sites), no accounting database (slurmdbd).
+# The machine's own CPUs and memory (slurmd -C), reached at 127.0.0.1 (whatever its name
+# resolves to); one partition, no default partition (a job must name it, as at many sites), no
+# accounting database (slurmdbd).
 cat > "$conf" <<EOF
 $marker
 ClusterName=lutcore
-SlurmctldHost=$(hostname -s)
+SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
 ProctrackType=proctrack/linuxproc
@@ -67,7 +68,7 @@ SlurmdPidFile=$work/slurmd.pid
 SlurmctldLogFile=$work/slurmctld.log
 SlurmdLogFile=$work/slurmd.log
 ReturnToService=2
-$(slurmd -C | head -n 1) State=UNKNOWN
+$(slurmd -C | head -n 1) NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=lutcore Nodes=ALL MaxTime=INFINITE State=UP
 EOF
 mkdir -p "$work/state" "$work/spool"
