@@ -20,6 +20,7 @@ include: "workflow/rules/synthesis.smk"
 include: "workflow/rules/minifloat_nn.smk"
 include: "workflow/rules/lut_tensor_core.smk"
 include: "workflow/rules/batches.smk"
+include: "workflow/rules/slurm.smk"
 
 
 localrules: all, summary

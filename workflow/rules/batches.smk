@@ -16,6 +16,7 @@ for batch, members in BATCHES.items():
               for path in experiment_outputs(EXPERIMENTS[i]["paper"], i).values()),
         benchmark:
             f"results/benchmarks/batch-{batch}.tsv"
+        threads: JOB_THREADS
         params:
             config={i: PARAMS[i] for i in members},
             formats=FIGURE_FORMATS,

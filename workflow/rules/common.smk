@@ -206,6 +206,12 @@ def experiment_params(wildcards):
     return {wildcards.id: PARAMS[wildcards.id]}
 
 
+# The cores a job uses, declared by every rule: about one (the main job's nine jobs spent
+# 541 CPU-seconds, Snakemake's own included, in 505 s of their wall time). A SLURM job asks for as
+# many CPUs (the executor's cpus-per-task); locally, --cores N runs up to N jobs side by side.
+JOB_THREADS = 1
+
+
 # Seconds, CPU seconds and peak memory of each experiment job (tools/profile_run.py sums them up)
 BENCHMARK = "results/benchmarks/{id}.tsv"
 

@@ -10,6 +10,7 @@ rule lut_tensor_core:
     benchmark:
         BENCHMARK
     priority: experiment_priority
+    threads: JOB_THREADS
     wildcard_constraints:
         id=paper_ids("lut_tensor_core"),
     params:

@@ -10,6 +10,7 @@ rule minifloat_nn:
     benchmark:
         BENCHMARK
     priority: experiment_priority
+    threads: JOB_THREADS
     wildcard_constraints:
         id=paper_ids("minifloat_nn"),
     params:

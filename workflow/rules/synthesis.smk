@@ -17,6 +17,7 @@ if SYNTHESIZED:
         output:
             [update(f"{SYNTHESIS_CACHE}/{design}.{flow}.json")
              for design in SYNTHESIZED for flow in SYNTH_FLOWS],
+        threads: JOB_THREADS
         params:
             designs=SYNTHESIZED,
             flows=SYNTH_FLOWS,

@@ -58,9 +58,11 @@ def git_commit() -> str:
     root = pathlib.Path(lutcore.__file__).resolve().parents[1]
     try:
         head = _git(root, "rev-parse", "HEAD")
-        # Only the code counts: results/ changing under a run must not change the provenance.
+        # Only the code counts: results/ changing under a run must not change the provenance,
+        # nor a profile edited for a site (it says where jobs run and with what resources; a
+        # profile's `config:` is recorded in the file's own config attribute).
         dirty = _git(root, "status", "--porcelain", "--untracked-files=no", "--",
-                     "lutcore", "experiments", "workflow")
+                     "lutcore", "experiments", "workflow", ":(exclude)workflow/profiles")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("-dirty" if dirty else "")
