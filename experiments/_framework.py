@@ -16,7 +16,9 @@ An experiment module (one per paper figure/table) defines:
 
 and, if it reads open-synthesis results, ``synthesis_designs(config) -> list[str]`` (their cache
 files become inputs of its job; the workflow's synthesis rule writes them when the config's
-``synthesize`` is true) and reads them with ``lutcore.ppa.synth.read_cached``.
+``synthesize`` is true) and reads them with ``lutcore.ppa.synth.read_cached``; if it reads files
+that installed packages ship, ``external_inputs(config) -> list[lutcore._packages.PackageData]``
+(the workflow checks them before any job).
 
 Paper values live only in ``experiments/reference/<paper>.yaml``; ``reference(PAPER, ID, key)``
 reads one, so a claim can never carry a value typed into the experiment.
