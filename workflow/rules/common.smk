@@ -185,11 +185,14 @@ def check_experiments():
     facts = json.loads(json.dumps(
         {i: {"paper": get(i).PAPER, "title": get(i).TITLE, "file": get(i).__file__,
              **experiment_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}))
-    if startup.cache_problem(CACHE) is None:
-        partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
         partial.write_text(json.dumps({"sha256": key, "content_sha256": content_digest(facts),
                                        "experiments": facts}, indent=1, sort_keys=True))
         partial.replace(cached)
+    except OSError:
+        pass  # the cache is optional: the one warning about it comes below
     return facts
 
 

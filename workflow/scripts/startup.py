@@ -66,8 +66,11 @@ def claim_directory(snakemake_dir=".snakemake"):
     process lives (the kernel drops it when the process dies, killed or not), or None when
     another run of this workflow in the same directory holds it."""
     path = pathlib.Path(snakemake_dir)
-    path.mkdir(exist_ok=True)
-    handle = open(path / "lutcore.lock", "w")  # held until the process ends
+    try:
+        path.mkdir(exist_ok=True)
+        handle = open(path / "lutcore.lock", "w")  # held until the process ends
+    except OSError:
+        return None  # a folder we cannot write to: Snakemake will say so
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
