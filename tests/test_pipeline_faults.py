@@ -54,7 +54,8 @@ def test_a_broken_output_is_removed_so_that_its_job_reruns(run_copy):
 @pytest.mark.slow
 def test_after_a_kill_the_plain_rerun_resumes(run_copy):
     # Probe 7: after a kill the plain rerun stopped with IncompleteFilesException and
-    # LockException, and the temporary files of the writes it cut off stayed forever
+    # LockException, and the temporary files of the writes it cut off stayed forever. A second
+    # run while the first is alive must still be refused.
     (run_copy / "results" / "data" / "lut-memory.nc").unlink()  # its batch must run again
     with open(run_copy / "killed.log", "w") as log:
         run = subprocess.Popen(snakemake_command(run_copy, "--config", *SAMPLE_CONFIG),
@@ -65,6 +66,9 @@ def test_after_a_kill_the_plain_rerun_resumes(run_copy):
         while not (incomplete.is_dir() and any(incomplete.iterdir())):  # a job has started
             assert run.poll() is None and time.monotonic() < deadline, "no job started"
             time.sleep(0.2)
+        second = snakemake(run_copy, "--config", *SAMPLE_CONFIG)  # still refused meanwhile
+        assert second.returncode != 0 and "LockException" in second.stdout + second.stderr
+        assert "removed the lock" not in second.stderr
         os.killpg(run.pid, signal.SIGKILL)
         run.wait()
     assert any((run_copy / ".snakemake" / "locks").iterdir()), "the killed run left no lock"
