@@ -7,9 +7,18 @@ The config is validated here, at parse time, so a typo stops the run before any 
 Rules only name files, params and a script; experiments/ computes, lutcore/ models.
 """
 
+import sys
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+sys.path.insert(0, os.path.join(workflow.basedir, "workflow", "scripts"))
+import startup  # noqa: E402  workflow/scripts/startup.py
+
+# Snakemake reads YAML without line numbers and keeps the last of a repeated key: check first
+startup.check_config_files([os.path.join(workflow.basedir, "workflow", "config.yaml"),
+                            *workflow.config_settings.configfiles])
 
 
 configfile: os.path.join(workflow.basedir, "workflow", "config.yaml")

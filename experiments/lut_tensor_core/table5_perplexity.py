@@ -113,6 +113,12 @@ def _weight_error(checkpoint: llm.Checkpoint, setting: llm.Checkpoint) -> float:
     return float(np.sqrt(diff / norm))
 
 
+def external_inputs(config: Config) -> list:
+    """The model file and the corpus, from installed packages: the workflow checks them before
+    any job."""
+    return [llm.SMOLLM2, llm.KJV]
+
+
 def _log(message: str) -> None:
     print(f"[lutcore] {ID}: {message}", flush=True)
 
@@ -373,4 +379,4 @@ def claims(ds: xr.Dataset):
 
 
 EXPERIMENT = Experiment(id=ID, title=TITLE, paper=PAPER, claim_keys=CLAIMS, config=Config, run=run,
-                        plot=plot, table=table, claims=claims)
+                        plot=plot, table=table, claims=claims, external_inputs=external_inputs)

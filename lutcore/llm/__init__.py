@@ -22,13 +22,15 @@ from ._checkpoint import (
     LINEARS,
     Checkpoint,
     file_digest,
+    linear_shape,
     load_checkpoint,
     read_gguf,
     read_npz,
+    reader_digest,
     save_checkpoint,
 )
 from ._config import ROPE_LAYOUTS, LlamaConfig
-from ._data import kjv_books, kjv_text, smollm2_gguf
+from ._data import KJV, SMOLLM2, kjv_books, kjv_text, smollm2_gguf
 from ._eval import WindowScores, score_windows, token_windows
 from ._gguf import GgufFile, RawTensor, read_gguf_file
 from ._model import (
@@ -48,10 +50,10 @@ from ._tokenizer import bpe_tokenizer
 from ._weights import AffineWeights, concat_columns, from_q4_1, quantize_rtn
 
 __all__ = [
-    "LINEARS", "Checkpoint", "file_digest", "load_checkpoint", "read_gguf", "read_npz",
-    "save_checkpoint",
+    "LINEARS", "Checkpoint", "file_digest", "linear_shape", "load_checkpoint", "read_gguf",
+    "read_npz", "reader_digest", "save_checkpoint",
     "ROPE_LAYOUTS", "LlamaConfig",
-    "kjv_books", "kjv_text", "smollm2_gguf",
+    "KJV", "SMOLLM2", "kjv_books", "kjv_text", "smollm2_gguf",
     "WindowScores", "score_windows", "token_windows",
     "GgufFile", "RawTensor", "read_gguf_file",
     "GEMM_PATHS", "LUT_K", "GemmPath", "Model", "attention", "gemm_path", "logits", "prepare",

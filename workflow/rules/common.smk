@@ -14,17 +14,12 @@ from jsonschema import ValidationError
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config, validate
 
-sys.path.insert(0, os.path.join(workflow.basedir, "workflow", "scripts"))
-import isa  # noqa: E402
+import isa  # workflow/scripts/isa.py, on sys.path (Snakefile)
+import startup  # workflow/scripts/startup.py, on sys.path (Snakefile)
+from startup import config_error
 
 # Every job inherits one instruction set (workflow/scripts/isa.py), whatever the CPU.
 os.environ.update(isa.pinned(os.environ))
-
-
-def config_error(message):
-    # One line and a non-zero exit while parsing: no job runs, nothing lands in results/.
-    print(f"lutcore config error: {message}", file=sys.stderr)
-    sys.exit(1)
 
 
 def package_dir(name):
@@ -67,8 +62,15 @@ except WorkflowError as err:
     # snakemake's message spans dozens of lines; the jsonschema error it wraps says it in one.
     if not isinstance(err.__context__, ValidationError):
         raise
-    where = ".".join(map(str, err.__context__.absolute_path)) or "config"
-    config_error(f"{where}: {err.__context__.message}")
+    error = err.__context__
+    where = ".".join(map(str, error.absolute_path)) or "config"
+    allowed = error.schema.get("properties", {}) if error.validator == "additionalProperties" \
+        else {}
+    if allowed and isinstance(error.instance, dict):  # name the allowed keys, not only the bad
+        unknown = [str(key) for key in error.instance if key not in allowed]
+        config_error(f"{where}: unknown key(s) {', '.join(unknown)}; "
+                     f"allowed keys: {', '.join(allowed)}")
+    config_error(f"{where}: {error.message}")
 
 PRESET = config["preset"]
 PARAMS = config["presets"][PRESET]  # experiment id -> parameters of its Config
@@ -108,16 +110,59 @@ BATCHES = selected_batches()
 BATCHED = {i for ids in BATCHES.values() for i in ids}
 
 
-def synthesis_facts(experiment, config):
+def experiment_facts(experiment, config):
     """The designs whose synthesis cache files an experiment reads (its optional
-    ``synthesis_designs(config)``) and whether the preset brings them up to date first (its
-    config's ``synthesize``)."""
+    ``synthesis_designs(config)``), whether the preset brings them up to date first (its
+    config's ``synthesize``), and what it needs installed (its optional
+    ``external_inputs(config)``, and Yosys to synthesize)."""
+    needs = [need._asdict() for need in (experiment.external_inputs or (lambda config: []))(config)]
     if experiment.synthesis_designs is None:
-        return {"synthesis": [], "synthesize": False, "flows": []}
-    from lutcore.ppa.synth import FLOWS
+        return {"synthesis": [], "synthesize": False, "flows": [], "needs": needs}
+    from lutcore.ppa.synth import FLOWS, YOSYS
 
-    return {"synthesis": list(experiment.synthesis_designs(config)),
-            "synthesize": bool(config.synthesize), "flows": list(FLOWS)}
+    synthesize = bool(config.synthesize)
+    return {"synthesis": list(experiment.synthesis_designs(config)), "synthesize": synthesize,
+            "flows": list(FLOWS), "needs": needs + [YOSYS._asdict()] * synthesize}
+
+
+CACHE = pathlib.Path("results", ".cache")  # what a later run may reuse; safe to delete
+COMMON_SMK = pathlib.Path(workflow.basedir, "workflow", "rules", "common.smk")
+
+
+def facts_key():
+    """SHA-256 of what the experiments' facts come from: the environment, the parameters and
+    the source of everything that checks or produces them (lutcore, experiments, their
+    reference files, this file)."""
+    digest = hashlib.sha256(json.dumps([sys.prefix, sys.version, PARAMS],
+                                       sort_keys=True).encode())
+    for path in sorted([*LUTCORE_DIR.rglob("*.py"), *EXPERIMENTS_DIR.rglob("*.py"),
+                        *REFERENCE_DIR.glob("*.yaml"), COMMON_SMK]):
+        digest.update(f"{path}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def content_digest(facts):
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+
+def cached_facts(path, key):
+    """The facts kept in ``path`` under ``key``, or None: missing, written for other code or
+    parameters, or (said in one line) unreadable or altered since written."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        record = err
+    if isinstance(record, dict) and record.get("sha256") != key:
+        return None
+    facts = record.get("experiments") if isinstance(record, dict) else None
+    if isinstance(facts, dict) and set(facts) == set(PARAMS) \
+            and record.get("content_sha256") == content_digest(facts):
+        return facts
+    problem = f"unreadable ({record})" if isinstance(record, Exception) else "altered"
+    startup.note(f"{path} is {problem}; rebuilding it ({CACHE} is safe to delete)")
+    return None
 
 
 def check_experiments():
@@ -127,15 +172,11 @@ def check_experiments():
     in results/.cache, keyed by the parameters and every source file they are checked by; a rerun
     with the same config and code (a no-op run, above all) reads it instead.
     """
-    digest = hashlib.sha256(json.dumps([sys.version, PARAMS], sort_keys=True).encode())
-    for path in sorted([*LUTCORE_DIR.rglob("*.py"), *EXPERIMENTS_DIR.rglob("*.py"),
-                        *REFERENCE_DIR.glob("*.yaml")]):
-        digest.update(f"{path}\0".encode() + path.read_bytes())
-    cached = pathlib.Path("results", ".cache", f"config-{PRESET}.json")
-    if cached.exists():
-        record = json.loads(cached.read_text())
-        if record["sha256"] == digest.hexdigest():
-            return record["experiments"]
+    key = facts_key()
+    cached = CACHE / f"config-{PRESET}.json"
+    facts = cached_facts(cached, key)
+    if facts is not None:
+        return facts
     try:
         from experiments import ConfigError, describe, get, make_config
     except ImportError as err:
@@ -146,18 +187,50 @@ def check_experiments():
             make_config(get(experiment_id), params)
     except ConfigError as err:
         config_error(f"presets.{PRESET}: {err}")
-    facts = {i: {"paper": get(i).paper, "title": get(i).title,
-                 "file": importlib.import_module(describe(i).module).__file__,
-                 **synthesis_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}
-    cached.parent.mkdir(parents=True, exist_ok=True)
+    facts = json.loads(json.dumps(
+        {i: {"paper": get(i).paper, "title": get(i).title,
+             "file": importlib.import_module(describe(i).module).__file__,
+             **experiment_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}))
     partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps({"sha256": digest.hexdigest(), "experiments": facts},
-                                  indent=1, sort_keys=True))
-    partial.replace(cached)
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps({"sha256": key, "content_sha256": content_digest(facts),
+                                       "experiments": facts}, indent=1, sort_keys=True))
+        partial.replace(cached)
+    except OSError:
+        pass  # the cache is optional: the one warning about it comes below
     return facts
 
 
-EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file
+EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file, needs
+
+
+def preflight():
+    """Stop before any job, in one line, when a selected experiment needs a package or a data
+    file that is not installed (lutcore/_packages.py: stdlib only, read without importing
+    lutcore and JAX)."""
+    spec = importlib.util.spec_from_file_location("lutcore_packages",
+                                                  LUTCORE_DIR / "_packages.py")
+    packages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(packages)
+    for i in SELECTED:
+        for need in EXPERIMENTS[i]["needs"]:
+            try:
+                packages.PackageData(**need).locate()
+            except FileNotFoundError as err:
+                config_error(f"{i} needs {err}", kind="preflight")
+
+
+if workflow.is_main_process:  # not in a job's own Snakemake (a cluster job)
+    preflight()
+    RUN_CLAIM = startup.claim_directory()  # held while this run lives
+    if RUN_CLAIM is not None:  # no other run here: what an interrupted one left is garbage
+        startup.remove_stale_locks()
+        startup.remove_temporaries("results")
+        startup.remove_broken_outputs("results")
+    if (problem := startup.cache_problem(CACHE)) is not None:
+        startup.note(f"warning: {CACHE} cannot be written ({problem}); running without it "
+                     "(nothing is reused from one run to the next)")
 
 
 def paper_ids(paper):

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import xarray as xr  # noqa: E402
 import yaml  # noqa: E402
 from atomic_files import atomic  # noqa: E402  same folder: on sys.path, as for Snakemake
+from startup import cache_problem  # noqa: E402
 
 import lutcore  # noqa: E402
 from experiments import VERDICTS, ConfigError, collect_claims, get, make_config, use_cache_dir  # noqa: E402
@@ -76,7 +77,11 @@ def _git(root: pathlib.Path, *args: str) -> str:
 def use_cache(results: pathlib.Path) -> None:
     """``results/.cache`` for what experiments may reuse (the LLM read from its GGUF), and for
     XLA's compiled programs in ``jax/``: the experiments of a run share many (the numerics, the
-    PPA blocks), and a rerun compiles nothing it compiled before."""
+    PPA blocks), and a rerun compiles nothing it compiled before. None where it cannot be written
+    (the workflow said so once when it started)."""
+    if cache_problem(results / ".cache") is not None:
+        use_cache_dir(None)
+        return
     use_cache_dir(results / ".cache")
     jax.config.update("jax_compilation_cache_dir", str(results / ".cache" / "jax"))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)

@@ -62,7 +62,9 @@ def read_cached(name: str, cache_dir: Path | str, flow_name: str = "area") -> Sy
     path = cache_file(name, flow_name, cache_dir)
     if not path.exists():
         raise FileNotFoundError(_stale_message(name, flow_name, path, "missing", cache_dir))
-    data = json.loads(path.read_text())
+    data = _read(path)
+    if data is None:
+        raise FileNotFoundError(_stale_message(name, flow_name, path, "unreadable", cache_dir))
     if (data.get("design"), data.get("flow"), data.get("parameters")) != \
             (name, flow_name, dataclasses.asdict(design(name))):
         raise FileNotFoundError(_stale_message(name, flow_name, path,
@@ -70,11 +72,20 @@ def read_cached(name: str, cache_dir: Path | str, flow_name: str = "area") -> Sy
     return SynthResult.from_json(data)
 
 
+def _read(path: Path) -> dict | None:
+    """The record in ``path``, or None when it is not one (garbage, truncated)."""
+    try:
+        data = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def _cached(path: Path, digest: str) -> SynthResult | None:
     if not path.exists():
         return None
-    data = json.loads(path.read_text())
-    return SynthResult.from_json(data) if data.get("hash") == digest else None
+    data = _read(path)  # an unreadable record is synthesized again, like a stale one
+    return SynthResult.from_json(data) if data and data.get("hash") == digest else None
 
 
 def synthesize_cached(name: str, cache_dir: Path | str, *, flow_name: str = "area",

