@@ -2,6 +2,7 @@
 them on one (a single-node SLURM it starts)."""
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -57,10 +58,13 @@ def test_the_profiles_override_example_names_rules_of_the_workflow_with_gres():
     assert {r for r in rules if r.startswith("batch_")} <= named
 
 
-def run_experiment_module():
+def run_experiment_module(monkeypatch):
     scripts = ROOT / "workflow" / "scripts"
     sys.path.insert(0, str(scripts))
     try:
+        import isa  # the script pins the instruction set at import: numpy is loaded here already,
+        for name, value in isa.pinned(os.environ).items():  # so pin as the workflow would first
+            monkeypatch.setenv(name, value)
         path = scripts / "run_experiment.py"
         spec = importlib.util.spec_from_file_location("run_experiment", path)
         module = importlib.util.module_from_spec(spec)
@@ -71,7 +75,7 @@ def run_experiment_module():
 
 
 def test_git_commit_is_dirty_for_code_not_for_an_edited_profile(tmp_path, monkeypatch):
-    run_experiment = run_experiment_module()
+    run_experiment = run_experiment_module(monkeypatch)
     files = {"lutcore/__init__.py": "", "workflow/config.yaml": "preset: full\n",
              "workflow/profiles/slurm/config.yaml": "executor: slurm\n"}
     for name, text in files.items():
