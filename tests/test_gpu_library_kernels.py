@@ -139,3 +139,21 @@ def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kerne
     down = gpu.gemm_latency(gpu.A100, kernel, rows, 4096, 11008, weight_bits=bits,
                             group_size=group)
     assert float(parts["ffn_down"]) == pytest.approx(float(down.seconds), rel=1e-9)
+
+
+def test_dynamic_quantize_step():
+    """cublas_quantize is cublas plus TensorRT-LLM's dynamic per-tensor activation
+    quantization: three device operations and 5 bytes per activation (BF16 read twice, one byte
+    written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
+    m, n, k = np.array([1.0, 4096.0]), 4096, 8192
+    plain = gpu.gemm_latency(gpu.H100, "cublas", m, n, k, act="fp8", weight_bits=8).seconds
+    step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
+                            weight_bits=8).seconds - plain
+    expected = 3 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+    np.testing.assert_allclose(step, expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="8-bit act"):
+        gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)
+    with pytest.raises(ValueError, match="not simulated"):
+        gpu.model_latency(gpu.H100, gpu.LLMS["llama2-7b"],
+                          gpu.Deployment(kernel="cublas_quantize", activation="fp8",
+                                         weight_bits=8), gpu.workload(1, 1))

@@ -27,10 +27,14 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - ``tensor_efficiency`` of the H100 (vidur_h100.yaml): the 16-bit fraction for which the tile
   model, with every other constant as in lutcore.gpu, is unbiased (mean relative error 0) on
   the compute-bound projection GEMMs (M >= 1024), by bisection;
-- 8-bit fractions (mamf_stas00.yaml, the only 8-bit measurements): the fraction for which the
-  tile model reproduces each FP8 MAMF row; and the ratio of the H100's FP8 to its BF16
-  fraction, both reproducing their MAMF rows (like for like: best shapes of the same search),
-  which sets 8-bit fractions where no 8-bit measurement exists (A100 INT8).
+- the H100's FP8 fraction (aiconfigurator_h100_sxm.yaml): the fraction for which the tile
+  model of TensorRT-LLM's FP8 Linear (``cublas_quantize``: its dynamic activation quantization,
+  then the FP8 GEMM) is unbiased on the compute-bound rows (M >= 1024), by bisection: the
+  application shapes, as the H100's 16-bit fraction rests on Vidur's;
+- the H200's FP8 fraction: the H100's times the ratio of the two FP8 MAMF rows (mamf_stas00.yaml,
+  like for like: the best shapes of one search on each GPU); and the ratio of the H100's FP8 to
+  its BF16 MAMF fraction, both reproducing their MAMF rows, which sets 8-bit fractions where no
+  8-bit measurement exists (A100 INT8).
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -231,12 +235,35 @@ def vidur_efficiency(name: str) -> float:
     return _bisect(lambda f: vidur_bias(name, f))
 
 
+# TensorRT-LLM's FP8 Linear on the H100 SXM (aiconfigurator, role calibration)
+FP8_SET = "aiconfigurator_h100_sxm.yaml"
+
+
+def fp8_errors(fraction: float, min_m: int = 1024) -> np.ndarray:
+    """Relative errors of the tile model on the FP8 rows of ``FP8_SET`` with M >= ``min_m``
+    (priced as lut-fig16 prices them), with the H100's FP8 fraction at ``fraction``."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data, spec = _load(FP8_SET), _with_efficiency(gpu.gpu_spec("h100"), "fp8", fraction)
+    errors = []
+    for entry in data["sets"]:
+        if entry.get("act") == "fp8":
+            _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
+            keep = np.array([point[0] for point in entry["points"]]) >= min_m
+            errors += list((modeled / measured - 1)[keep])
+    return np.array(errors)
+
+
 def tensor_efficiencies() -> dict:
-    """{(gpu, dtype): fraction}: A100 16-bit from its SXM4 sets, H100 16-bit from Vidur, 8-bit
-    from the MAMF rows, and ("h100", "8-bit ratio") (module doc)."""
+    """{(gpu, dtype): fraction}: A100 16-bit from its SXM4 sets, H100 16-bit from Vidur, H100 FP8
+    from TensorRT-LLM's FP8 GEMMs, H200 FP8 from it and the MAMF rows, and ("h100", "8-bit
+    ratio") (module doc)."""
     mamf = mamf_efficiencies()
-    out = {("a100", "fp16"): sxm_efficiency(), ("h100", "fp16"): vidur_efficiency("h100")}
-    out.update({key: f for key, f in mamf.items() if key[1] == "fp8"})
+    fp8 = _bisect(lambda f: float(np.mean(fp8_errors(f))), 0.2, 1.0)
+    out = {("a100", "fp16"): sxm_efficiency(), ("h100", "fp16"): vidur_efficiency("h100"),
+           ("h100", "fp8"): fp8,
+           ("h200", "fp8"): fp8 * mamf[("h200", "fp8")] / mamf[("h100", "fp8")]}
     out[("h100", "8-bit ratio")] = mamf[("h100", "fp8")] / mamf[("h100", "bf16")]
     return out
 

@@ -10,11 +10,13 @@ from ._kernels import (
                        ACCUMULATOR_BYTES,
                        ACT_BYTES,
                        BANK_CONFLICT,
+                       DENSE_KERNELS,
                        DEQUANT_GROUP,
                        DEQUANT_KERNELS,
                        FPA_INTB_DEQUANT,
                        KERNELS,
                        PRECOMPUTE,
+                       QUANTIZE_STEP,
                        TENSOR_CORE_KERNELS,
                        WORK,
                        candidates,
@@ -27,7 +29,11 @@ from ._kernels import (
                        is_lut_kernel,
                        lut_precompute_adds,
                        lut_table_bytes,
+                       memory_seconds,
                        peak_ops,
+                       precompute_seconds,
+                       precompute_work,
+                       quantize_seconds,
                        tile_occupancy,
 )
 from ._llms import LLMS, Gemm, LLMShape, layer_gemms, llm_shape
@@ -52,12 +58,14 @@ from ._specs import (
 from ._tiles import GemmLatency, Hardware, Occupancy, Work, cutlass_heuristic, tile_model
 
 __all__ = [
-    "ACCUMULATOR_BYTES", "ACT_BYTES", "BANK_CONFLICT", "DEQUANT_GROUP", "DEQUANT_KERNELS",
-    "FPA_INTB_DEQUANT", "KERNELS", "PRECOMPUTE", "TENSOR_CORE_KERNELS",
+    "ACCUMULATOR_BYTES", "ACT_BYTES", "BANK_CONFLICT", "DENSE_KERNELS", "DEQUANT_GROUP",
+    "DEQUANT_KERNELS", "FPA_INTB_DEQUANT", "KERNELS", "PRECOMPUTE", "QUANTIZE_STEP",
+    "TENSOR_CORE_KERNELS",
     "WORK", "candidates", "check_kernel_accumulate",
     "default_lut_bits", "expected_bank_conflict", "gemm_latency", "group_bytes", "hardware",
     "is_lut_kernel",
-    "lut_precompute_adds", "lut_table_bytes", "peak_ops", "tile_occupancy",
+    "lut_precompute_adds", "lut_table_bytes", "memory_seconds", "peak_ops", "precompute_seconds",
+    "precompute_work", "quantize_seconds", "tile_occupancy",
     "LLMS", "Gemm", "LLMShape", "layer_gemms", "llm_shape",
     "A100", "A100_PCIE", "ACCUMULATE", "GPUS", "H100", "H200", "INPUT_DATA", "INPUT_RATE",
     "LUT_ARRAY_1X",
@@ -83,6 +91,7 @@ from ._operators import (
 )
 from ._simulator import (
                        FP16_KERNEL,
+                       SIMULATED_KERNELS,
                        Machine,
                        all_reduce_seconds,
                        host_seconds,
@@ -99,6 +108,7 @@ __all__ += [
     "ATTENTION", "KV_BYTES", "PRECOMPUTE_TREATMENTS", "Deployment", "Operator", "Shapes",
     "Workload", "attention_operators", "edge_operators", "layer_operators", "shapes",
     "workload",
-    "FP16_KERNEL", "Machine", "all_reduce_seconds", "host_seconds", "latency_sweep",
-    "layer_breakdown", "layer_latency", "machine", "model_breakdown", "model_latency", "price",
+    "FP16_KERNEL", "SIMULATED_KERNELS", "Machine", "all_reduce_seconds", "host_seconds",
+    "latency_sweep", "layer_breakdown", "layer_latency", "machine", "model_breakdown",
+    "model_latency", "price",
 ]

@@ -4,6 +4,12 @@
 Kernels (``KERNELS``):
 - ``cublas``: W and A in one tensor-core format (fp16, bf16, int8, fp8), the cuBLAS/CUTLASS
   baseline, on the library tiles (T1 Ampere mma.sync, T2 Hopper wgmma);
+- ``cublas_quantize``: ``cublas`` after quantizing its BF16 activations to ``act`` (fp8, int8)
+  with one dynamic per-tensor scale, as TensorRT-LLM's FP8 ``Linear`` without an input scale
+  does (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu,
+  ``invokeComputeScalesAndQuantizeMatrix``, PER_TENSOR: a scale memset, an absolute-max kernel
+  reading the activations, a quantize kernel reading them again and writing 8-bit ones;
+  ``QUANTIZE_STEP``), three device operations before the GEMM;
 - ``dequant``: ``weight_bits``-bit weights (plus one FP16 scale, and with ``zero_points`` one
   zero point, per group of ``DEQUANT_GROUP`` weights, or of ``group_size``; 0: per output channel)
   read from DRAM and converted to ``act`` in registers by every MMA group that reads them
@@ -35,6 +41,7 @@ import fractions
 import math
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from lutcore.lut import make_scheme, op_counts
@@ -53,14 +60,22 @@ from ._tiles import (
     tile_model,
 )
 
-KERNELS = ("cublas", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb", "marlin")
+KERNELS = ("cublas", "cublas_quantize", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb",
+           "marlin")
 PRECOMPUTE = ("fused", "separate")
 ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
 # Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 / INT32, or FP16 (PTX mma .f16 C/D
 # fragments pack two FP16 accumulators per 32-bit register).
 ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2}
 # Kernels whose MACs run on the MAC tensor cores, the only ones an accumulator format changes.
-TENSOR_CORE_KERNELS = ("cublas", "dequant", "fpa_intb", "marlin")
+TENSOR_CORE_KERNELS = ("cublas", "cublas_quantize", "dequant", "fpa_intb", "marlin")
+# Kernels whose weights are in the activation format (dense GEMMs).
+DENSE_KERNELS = ("cublas", "cublas_quantize")
+# The dynamic per-tensor activation quantization before a ``cublas_quantize`` GEMM
+# (cudaFp8Utils.cu, PER_TENSOR): device operations (cudaMemsetAsync of the scale,
+# computeFP8QuantizeScale, scaleMatrixPerTensorVec) and bytes moved per activation (BF16 read
+# by the absolute-max kernel; BF16 read and one 8-bit byte written by the quantize kernel).
+QUANTIZE_STEP = {"operations": 3, "bytes_per_activation": 2 + 2 + 1}
 # Kernels that read quantized weights with group scales (``group_bytes``).
 DEQUANT_KERNELS = ("dequant", "fpa_intb", "marlin")
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
@@ -114,6 +129,7 @@ BANK_CONFLICT = expected_bank_conflict()
 # m2n64k4 steps (wm >= 2, wn >= 64), elongated along N; LUT-GEMM threads own single rows.
 WORK = {
     "cublas": Work(),
+    "cublas_quantize": Work(),
     "dequant": Work(dequant_ops=(DEQUANT_INT_OPS, DEQUANT_FP_OPS)),
     "lut_gemm": Work(tiles=("custom", (1, 2, 4, 8, 16, 32), (32, 64, 128, 256)),
                      lookup_mu=LUT_GEMM_MU, lookup_conflict=BANK_CONFLICT,
@@ -191,14 +207,16 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
     if precompute not in PRECOMPUTE:
         raise ValueError(f"precompute {precompute!r} unknown; allowed values: "
                          f"{', '.join(PRECOMPUTE)}")
-    if kernel == "cublas" and weight_bits != 8 * ACT_BYTES[act]:
-        raise ValueError(f"cublas needs weights in the activation format ({act}: weight_bits "
+    if kernel == "cublas_quantize" and ACT_BYTES[act] != 1:
+        raise ValueError(f"cublas_quantize quantizes to an 8-bit act (fp8, int8), got {act!r}")
+    if kernel in DENSE_KERNELS and weight_bits != 8 * ACT_BYTES[act]:
+        raise ValueError(f"{kernel} needs weights in the activation format ({act}: weight_bits "
                          f"{8 * ACT_BYTES[act]}), got weight_bits={weight_bits}")
     if kernel == "fpa_intb" and weight_bits not in FPA_INTB_DEQUANT:
         raise ValueError(f"fpa_intb weight_bits must be one of 4, 8, got {weight_bits}")
     if kernel == "marlin" and weight_bits != 4:
         raise ValueError(f"marlin weight_bits must be 4, got {weight_bits}")
-    if kernel != "cublas" and weight_bits not in (1, 2, 3, 4, 8):
+    if kernel not in DENSE_KERNELS and weight_bits not in (1, 2, 3, 4, 8):
         raise ValueError(f"{kernel} weight_bits must be one of 1, 2, 3, 4, 8, got {weight_bits}")
     if kernel == "lut_gemm" and act != "fp16":
         raise ValueError(f"lut_gemm supports act 'fp16' only, got {act!r}")
@@ -259,15 +277,50 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
     return Hardware(**{name: np.asarray(v, float) for name, v in values.items()})
 
 
+def memory_seconds(dram_bytes, cuda_flops, launches, *, dram_bandwidth, cuda_core_flops,
+                   kernel_latency, floor=0.0):
+    """Seconds of a memory-bound kernel (or ``launches`` of them): the longest of its DRAM
+    bytes at ``dram_bandwidth``, its CUDA-core FLOPs at ``cuda_core_flops`` and ``floor`` (a row
+    kernel's round trips), plus a kernel's fixed device time per launch. The one roofline of
+    the table precompute, the activation quantize step and the simulator's memory operators
+    (``_simulator.price``); jit-able."""
+    return (jnp.maximum(jnp.maximum(dram_bytes / dram_bandwidth, cuda_flops / cuda_core_flops),
+                        floor) + launches * kernel_latency)
+
+
+# The precompute's additions, as FLOPs of ``cuda_core_flops`` (which counts an FMA as 2): an
+# add takes a lane's issue slot as an FMA does, so it costs 2 of those FLOPs.
+ADD_FLOPS = 2.0
+
+
+def precompute_work(rows, width, lut_bits: int, separate: bool) -> tuple:
+    """(DRAM bytes, CUDA-core FLOPs, launches) of the table precompute of rows x width FP16
+    activations: a kernel of its own (``separate``: reads the activations, writes the tables)
+    or the producer writing the tables instead of its FP16 output (launches 0)."""
+    activations = rows * width
+    tables = lut_table_bytes(lut_bits)
+    dram = activations * (2.0 + tables if separate else tables - 2.0)
+    return dram, activations * lut_precompute_adds() * ADD_FLOPS, 1.0 * separate
+
+
+def _gpu_memory(gpu: GPUSpec) -> dict:
+    return dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
+                cuda_core_flops=gpu.cuda_core_flops, kernel_latency=gpu.kernel_latency)
+
+
 def precompute_seconds(gpu: GPUSpec, m, k, lut_bits: int):
-    """The separate table-precompute kernel of an m x k activation: reads FP16 activations,
-    writes tables (streaming DRAM rate), one add per CUDA-core lane-op; plus a kernel's fixed
-    device time."""
+    """The separate table-precompute kernel of an m x k activation (``precompute_work``)."""
+    m, k = np.asarray(m, float), np.asarray(k, float)
+    return np.asarray(memory_seconds(*precompute_work(m, k, lut_bits, True), **_gpu_memory(gpu)))
+
+
+def quantize_seconds(gpu: GPUSpec, m, k):
+    """The dynamic per-tensor activation quantization of an m x k activation before a
+    ``cublas_quantize`` GEMM (``QUANTIZE_STEP``; no CUDA-core bound: a compare or a multiply
+    per element)."""
     activations = np.asarray(m, float) * np.asarray(k, float)
-    return np.maximum(activations * (2.0 + lut_table_bytes(lut_bits))
-                      / gpu.achievable_dram_bandwidth,
-                      activations * lut_precompute_adds() / (gpu.cuda_core_flops / 2)
-                      ) + gpu.kernel_latency
+    return np.asarray(memory_seconds(activations * QUANTIZE_STEP["bytes_per_activation"], 0.0,
+                                     QUANTIZE_STEP["operations"], **_gpu_memory(gpu)))
 
 
 def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
@@ -320,6 +373,9 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     result = _bucketed(hw, m, n, k,
                        kernel_work(kernel, weight_bits, group_size)._replace(persistent=persistent,
                                                                  serial_store=serial_epilogue))
+    if kernel == "cublas_quantize":
+        step = quantize_seconds(gpu, np.broadcast_to(m, np.shape(result.seconds)), k)
+        return result._replace(seconds=result.seconds + step)
     if kernel != "lut_tensor_core" or precompute == "fused":
         return result
     pre = precompute_seconds(gpu, np.broadcast_to(m, np.shape(result.seconds)), k, lut_bits)

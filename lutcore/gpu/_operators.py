@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ._kernels import DEQUANT_GROUP, default_lut_bits, lut_precompute_adds, lut_table_bytes
+from ._kernels import DEQUANT_GROUP, default_lut_bits, precompute_work
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
@@ -241,15 +241,12 @@ def _activation(llm, deployment: Deployment, rows, ffn) -> Operator:
 
 def _precompute(name: str, rows, width, deployment: Deployment) -> Operator:
     """The table precompute of a LUT GEMM whose activations are rows x width: a kernel of its
-    own (``"separate"``) or the producer writing tables instead of activations (``"fused"``)."""
-    tables, adds = lut_table_bytes(deployment.table_bits), lut_precompute_adds()
-    if deployment.precompute == "separate":
-        return Operator(f"{name}_precompute", "memory",
-                        dram_bytes=rows * width * (FP16_BYTES + tables),
-                        cuda_flops=rows * width * adds)
-    return Operator(f"{name}_precompute", "memory",
-                    dram_bytes=rows * width * (tables - FP16_BYTES),
-                    cuda_flops=rows * width * adds, launches=0.0)
+    own (``"separate"``) or the producer writing tables instead of activations (``"fused"``);
+    its work is ``_kernels.precompute_work``'s, the one the ``gemm_latency`` path prices."""
+    dram, flops, launches = precompute_work(rows, width, deployment.table_bits,
+                                            deployment.precompute == "separate")
+    return Operator(f"{name}_precompute", "memory", dram_bytes=dram, cuda_flops=flops,
+                    launches=launches)
 
 
 def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool,

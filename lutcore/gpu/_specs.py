@@ -45,6 +45,11 @@ E3 M. Mirai, "GPU Memory Bandwidth: What Your Profiler Isn't Telling You" (mikam
    gpu-memory-bandwidth, 2026), Nsight Compute on H100 SXM5: coalesced loads 2.8 of 3.35 TB/s.
 E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 on a GeForce
    RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
+C5 NVIDIA aiconfigurator, github.com/ai-dynamo/aiconfigurator@095f58a,
+   aic-core/src/aiconfigurator_core/systems/data/h100_sxm/gemm/trtllm/1.2.0rc5/gemm_perf.parquet:
+   TensorRT-LLM's BF16 and FP8 Linear on an H100 SXM, CUDA events over a CUDA graph
+   (measured/aiconfigurator_h100_sxm.yaml, role calibration; tools/transcribe_aiconfigurator.py;
+   the A100 SXM tables, also calibration, and the H200 SXM ones, validation, beside it).
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
    device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
    role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
@@ -77,16 +82,21 @@ TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-
 # Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py (each the
 # fraction leaving its rows unbiased): A100 16-bit on every 16-bit GEMM of a 400 W SXM4 module
 # in C1, C3 and C4 (9 rows, four modules, at the 1410 MHz boost clock; best and large shapes),
-# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), 8-bit on the
-# FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model
-# reproduces the row). The model's pipe overlap and fixed costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.9019, 0.7663, 0.7276, 0.7766
+# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), H100 FP8 on
+# the compute-bound (M >= 1024) FP8 GEMMs of C5 (TensorRT-LLM's FP8 Linear, its activation
+# quantization priced: applications' shapes too). The model's pipe overlap and fixed costs are
+# inside the measured times.
+FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7663, 0.5377
+# The FP8 fractions with which the tile model reproduces C1's FP8 MAMF rows (best shapes)
+MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
+# The H200 FP8 fraction: the H100's times the ratio of their MAMF rows (C1, one search each)
+FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
 # An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
 # rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
 # MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
 # A100 INT8 measurement was found; the A100's (and RTX 3090's) INT8 fraction is its 16-bit one
 # times this ratio.
-EIGHT_BIT_RATIO = 0.7276 / 0.9419
+EIGHT_BIT_RATIO = MAMF_FP8_H100 / 0.9419
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
@@ -332,7 +342,7 @@ H100 = GPUSpec(
     dram_bandwidth=3.35e12, dram=80 * GIB,  # S5
     launch_overhead=3e-6,
     tensor_efficiency=FP16_H100,  # C2
-    # C1: H100 SXM FP8 MAMF 1402.6 of 1979 TFLOPS; INT8 (same MACs per clock) assumed alike
+    # C5: TensorRT-LLM FP8 GEMMs; INT8 (same MACs per clock) assumed alike
     dtype_efficiency=(("fp8", FP8_H100), ("int8", FP8_H100)),
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
@@ -342,11 +352,12 @@ H100 = GPUSpec(
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=1.05e-5, allreduce_efficiency=0.578)  # C2 (vidur_allreduce.yaml)
 
-# H200: same GH100 compute, L2, SM and NVLink as H100 SXM (S6); the FP8 MAMF was measured on
-# an H200 (C1); the other fractions are the H100's (same HBM memory controllers).
+# H200: same GH100 compute, L2, SM and NVLink as H100 SXM (S6); its FP8 fraction is the H100's
+# scaled by the two GPUs' FP8 MAMF rows (C1, C5); the other fractions are the H100's (same HBM
+# memory controllers).
 H200 = dataclasses.replace(
     H100, name="h200",
-    dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1: H200 FP8 MAMF 1453.4
+    dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1, C5
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
 GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}
