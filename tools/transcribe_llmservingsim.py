@@ -64,7 +64,8 @@ def transcribe(gitdir: str, commit: str, folder: str) -> dict:
             "sets": [{"name": "Llama-3.1-8B tp1 prefill", "kind": "layer_operators",
                       "file": path, "model": SHAPE,
                       "deployment": {"fusion": False, "fused_qkv": False,
-                                     "gate_fusion": False, "attention": "flash"},
+                                     "row_kernels": "eager", "gate_fusion": False,
+                                     "attention": "flash"},
                       "columns": ["tokens"] + list(OPERATORS), "units": "seconds",
                       "points": points}]}
 

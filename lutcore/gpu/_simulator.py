@@ -203,7 +203,9 @@ def _graph(deployment: Deployment) -> Deployment:
     keep = deployment.kernel in WIDTH_DEPENDENT_KERNELS
     return dataclasses.replace(deployment, weight_bits=deployment.weight_bits if keep else 16,
                                tensor_parallel=1, kv_cache="fp16", step_overhead=0.0,
-                               activation=activation, row_kernels="vectorized",
+                               activation=activation,
+                               row_kernels="eager" if deployment.row_kernels == "eager"
+                               else "vectorized",
                                group_size=deployment.group_size if keep else DEQUANT_GROUP,
                                zero_points=False)
 
