@@ -127,3 +127,20 @@ def test_deepgemm_rows_are_read_from_the_dense_table():
     expected = gpu.gemm_latency(gpu.H100, "cublas", m, n, k, act="fp8", weight_bits=8,
                                 persistent=False, serial_epilogue=True).seconds
     np.testing.assert_allclose(modeled, expected)
+
+
+@pytest.mark.parametrize("name,role,device", [
+    ("aiconfigurator_a100_sxm.yaml", "calibration", "a100"),
+    ("aiconfigurator_h100_sxm.yaml", "calibration", "h100"),
+    ("llmservingsim_rtx3090.yaml", "calibration", "rtx3090"),
+    ("aiconfigurator_h200_sxm.yaml", "validation", "h200"),
+    ("llmservingsim_h100.yaml", "validation", "h100")])
+def test_issue_30_sets_keep_their_roles(name, role, device):
+    """The roles issue 30 fixed before any comparison: aiconfigurator's A100 / H100 SXM and
+    LLMServingSim's RTX 3090 tables may calibrate; the H200 tables and LLMServingSim's H100
+    ones only validate (and the tool refuses to read them)."""
+    data = _measured.load(name)
+    assert (data["role"], data["device"]) == (role, device)
+    if role == "validation":
+        with pytest.raises(ValueError, match="not a calibration set"):
+            calibrate_gpu._load(name)
