@@ -157,3 +157,20 @@ def test_dynamic_quantize_step():
         gpu.model_latency(gpu.H100, gpu.LLMS["llama2-7b"],
                           gpu.Deployment(kernel="cublas_quantize", activation="fp8",
                                          weight_bits=8), gpu.workload(1, 1))
+
+
+def test_trtllm_weight_only_tactics():
+    """TensorRT-LLM's weight-only plugin (T8): 5 tiles x 3 stage counts x split-K 1-7 (its
+    get_candidate_configs for sm80), the fastest as its profiler picks, never slower than the
+    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV, priced by the
+    16-row tiles without split-K."""
+    table = _tiles.trtllm_weight_only_candidates()
+    assert len(table["tm"]) == 5 * 3 * 7 and set(table["split"]) == set(range(1, 8))
+    m = np.array([1.0, 4.0, 5.0, 64.0, 1024.0, 8192.0])
+    profiled = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+                                group_size=0)
+    heuristic = gpu.gemm_latency(gpu.A100, "fpa_intb", m, 4096, 4096, weight_bits=4,
+                                 group_size=0)
+    assert np.all(profiled.seconds <= heuristic.seconds * (1 + 1e-6))
+    small = m < 5
+    assert np.all(profiled.tile_m[small] == 16) and np.all(profiled.split_k[small] == 1)

@@ -47,8 +47,8 @@ KINDS = {
     "bfloat16": {"kernel": "cublas", "act": "bf16"},
     "fp8": {"kernel": "cublas_quantize", "act": "fp8"},
     "sq": {"kernel": "cublas", "act": "int8"},
-    "int8_wo": {"kernel": "fpa_intb", "act": "fp16", "weight_bits": 8, "group_size": 0},
-    "int4_wo": {"kernel": "fpa_intb", "act": "fp16", "weight_bits": 4, "group_size": 0},
+    "int8_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 8, "group_size": 0},
+    "int4_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 4, "group_size": 0},
 }
 # (folder, framework/version, lutcore device, role, form factor)
 TABLES = (

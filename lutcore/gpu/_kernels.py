@@ -18,6 +18,9 @@ Kernels (``KERNELS``):
   TVM builds it): INT4 / INT8 weights with one FP16 scale per output channel (or group),
   converted and scaled in registers in the main loop, on its own tiles, picked by its own
   heuristic (``_tiles`` T6; ``FPA_INTB_DEQUANT``);
+- ``trtllm_weight_only``: TensorRT-LLM's weight-only plugin: the same fpA_intB conversions on
+  its own sm80 tactics (five tiles, 2-4 stages, serial split-K 1-7), the fastest of them as its
+  build-time profiler picks, and its GEMV kernel below M = 5 (``_tiles`` T8);
 - ``marlin``: Marlin (Frantar et al. 2024): INT4 weights converted in registers once per CTA
   tile, the per-channel scale applied to the outputs, on its own tiles chosen by M, one
   persistent CTA per SM (``_tiles`` T7; ``MARLIN_DEQUANT``);
@@ -61,14 +64,15 @@ from ._tiles import (
 )
 
 KERNELS = ("cublas", "cublas_quantize", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb",
-           "marlin")
+           "trtllm_weight_only", "marlin")
 PRECOMPUTE = ("fused", "separate")
 ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
 # Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 / INT32, or FP16 (PTX mma .f16 C/D
 # fragments pack two FP16 accumulators per 32-bit register).
 ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2}
 # Kernels whose MACs run on the MAC tensor cores, the only ones an accumulator format changes.
-TENSOR_CORE_KERNELS = ("cublas", "cublas_quantize", "dequant", "fpa_intb", "marlin")
+TENSOR_CORE_KERNELS = ("cublas", "cublas_quantize", "dequant", "fpa_intb", "trtllm_weight_only",
+                       "marlin")
 # Kernels whose weights are in the activation format (dense GEMMs).
 DENSE_KERNELS = ("cublas", "cublas_quantize")
 # The dynamic per-tensor activation quantization before a ``cublas_quantize`` GEMM
@@ -77,7 +81,7 @@ DENSE_KERNELS = ("cublas", "cublas_quantize")
 # by the absolute-max kernel; BF16 read and one 8-bit byte written by the quantize kernel).
 QUANTIZE_STEP = {"operations": 3, "bytes_per_activation": 2 + 2 + 1}
 # Kernels that read quantized weights with group scales (``group_bytes``).
-DEQUANT_KERNELS = ("dequant", "fpa_intb", "marlin")
+DEQUANT_KERNELS = ("dequant", "fpa_intb", "trtllm_weight_only", "marlin")
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
 # Dequantization per weight element (FasterTransformer's fast INT->FP16 conversion, Kim et al.
@@ -135,6 +139,7 @@ WORK = {
                      lookup_mu=LUT_GEMM_MU, lookup_conflict=BANK_CONFLICT,
                      lookup_fp_ops=LOOKUP_FP_OPS),
     "lut_tensor_core": Work(tiles=("custom", (2, 4, 8, 16, 32, 64), (64, 128, 256, 512))),
+    "trtllm_weight_only": Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4]),
     "fpa_intb": Work(tiles=("fpa_intb",), dequant_ops=FPA_INTB_DEQUANT[4],
                      selection="cutlass_heuristic"),
     "marlin": Work(tiles=("marlin",), dequant_ops=MARLIN_DEQUANT, selection="marlin",
@@ -146,6 +151,7 @@ WORK = {
 # kernel -> (weight_bits, group_size) -> (INT32, FP16 lanes) per weight (``kernel_work``).
 WIDTH_DEQUANT = {
     "fpa_intb": lambda bits, group: FPA_INTB_DEQUANT[bits],
+    "trtllm_weight_only": lambda bits, group: FPA_INTB_DEQUANT[bits],
     "marlin": lambda bits, group: (MARLIN_DEQUANT[0],
                                    MARLIN_DEQUANT[1] + (MARLIN_GROUP_SCALE if group else 0.0)),
 }
@@ -212,8 +218,8 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
     if kernel in DENSE_KERNELS and weight_bits != 8 * ACT_BYTES[act]:
         raise ValueError(f"{kernel} needs weights in the activation format ({act}: weight_bits "
                          f"{8 * ACT_BYTES[act]}), got weight_bits={weight_bits}")
-    if kernel == "fpa_intb" and weight_bits not in FPA_INTB_DEQUANT:
-        raise ValueError(f"fpa_intb weight_bits must be one of 4, 8, got {weight_bits}")
+    if kernel in ("fpa_intb", "trtllm_weight_only") and weight_bits not in FPA_INTB_DEQUANT:
+        raise ValueError(f"{kernel} weight_bits must be one of 4, 8, got {weight_bits}")
     if kernel == "marlin" and weight_bits != 4:
         raise ValueError(f"marlin weight_bits must be 4, got {weight_bits}")
     if kernel not in DENSE_KERNELS and weight_bits not in (1, 2, 3, 4, 8):
