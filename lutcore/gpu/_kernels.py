@@ -49,7 +49,15 @@ import numpy as np
 
 from lutcore.lut import make_scheme, op_counts
 
-from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec, check_accumulate
+from ._specs import (
+    ACCUMULATE,
+    GPU_FORMATS,
+    INPUT_DATA,
+    INPUT_RATE,
+    TENSOR_DTYPES,
+    GPUSpec,
+    check_accumulate,
+)
 from ._tiles import (
     MARLIN_ROWS_PER_LAUNCH,
     SMEM_BANKS,
@@ -66,10 +74,10 @@ from ._tiles import (
 KERNELS = ("cublas", "cublas_quantize", "dequant", "lut_gemm", "lut_tensor_core", "fpa_intb",
            "trtllm_weight_only", "marlin")
 PRECOMPUTE = ("fused", "separate")
-ACT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
-# Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 / INT32, or FP16 (PTX mma .f16 C/D
-# fragments pack two FP16 accumulators per 32-bit register).
-ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2}
+ACT_BYTES = {d: GPU_FORMATS[d].nbytes for d in TENSOR_DTYPES}
+# Bytes per tensor-core accumulator (``ACCUMULATE``): FP32 (INT32 for integer MMAs, as wide), or
+# FP16 (PTX mma .f16 C/D fragments pack two FP16 accumulators per 32-bit register).
+ACCUMULATOR_BYTES = {a: GPU_FORMATS[a].nbytes for a in ACCUMULATE}
 # Kernels whose MACs run on the MAC tensor cores, the only ones an accumulator format changes.
 TENSOR_CORE_KERNELS = ("cublas", "cublas_quantize", "dequant", "fpa_intb", "trtllm_weight_only",
                        "marlin")

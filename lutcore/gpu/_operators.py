@@ -47,6 +47,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 
 from ._kernels import DEQUANT_GROUP, default_lut_bits, precompute_work
+from ._specs import GPU_FORMATS
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
@@ -60,8 +61,8 @@ ROW_KERNELS = ("vectorized", "scalar", "eager")
 # read and written), then x up (4 B read, 2 B written).
 EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0, 2.0)}
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
-FP16_BYTES = 2.0  # activations between operators, scores, FP16 weights
-KV_BYTES = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}  # KV-cache element formats
+FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
+KV_BYTES = {d: float(GPU_FORMATS[d].nbytes) for d in ("fp16", "bf16", "fp8", "int8")}  # KV cache
 # CUDA-core operations per output element (first principles): LayerNorm/RMSNorm mean,
 # variance, normalize, scale, shift ~ 8; GELU (tanh form) ~ 8 and SiLU x gate ~ 6 incl. the
 # exponential as one SFU op; softmax max, subtract, exp, sum, divide ~ 5; residual add 1;

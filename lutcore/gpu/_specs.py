@@ -69,6 +69,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from lutcore import numerics as nm
+
+# The GPUs' number formats by NVIDIA's names: FP8 is E4M3 (OCP E4M3FN), the FP8 of H100-class
+# tensor-core inference (LUT Tensor Core paper); byte widths and fields come from the records.
+GPU_FORMATS = nm.FormatSet(("fp32", "fp16", "bf16", "int8", "fp8"), means={"fp8": "fp8_e4m3fn"})
 TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8")
 # Tensor-core accumulator formats of FP16 MMAs (PTX mma .f32 / .f16 accumulators): "fp32" the
 # default (and the 32-bit accumulator, INT32, of the integer formats), "fp16" for FP16 MMAs only.

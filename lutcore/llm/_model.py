@@ -131,7 +131,7 @@ def round_16_bit(x, fmt: str):
     lutcore.numerics: tests/test_llm.py)."""
     if fmt == "bf16" and x.dtype == jnp.float32:
         return x.astype(jnp.bfloat16).astype(x.dtype)
-    return nm.round_float(x, "fp16alt" if fmt == "bf16" else fmt)
+    return nm.round_float(x, fmt)
 
 
 def _round_activations(x, path: GemmPath):

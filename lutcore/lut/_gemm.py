@@ -27,8 +27,13 @@ from ._tables import group_activations, precompute_tables, quantize_tables
 
 LOOKUPS = ("auto", "onehot", "gather")
 ONEHOT_MAX_ENTRIES = 256  # beyond this a selection tensor costs more than gathering
-ACTIVATION_FORMATS = ("fp32", "fp16", "fp16alt", "fp8", "fp8alt", "int8", "int16")
-ACCUM_FORMATS = ("fp32", "fp16", "int32")
+# The LUT unit's formats: the FP ones of lutcore.numerics (FPnew's names, FP8 = E5M2) and
+# two's-complement integers; a new format passes as a ``Format`` record.
+FORMATS = nm.FormatSet((*nm.FORMATS, "int8", "int16", "int32"),
+                       means={k: f.name for k, f in nm.FORMATS.items()},
+                       admits=lambda f: nm.FORMATS.admits(f) or not f.is_float)
+ACTIVATION_FORMATS = FORMATS.subset(("fp32", "fp16", "fp16alt", "fp8", "fp8alt", "int8", "int16"))
+ACCUM_FORMATS = FORMATS.subset(("fp32", "fp16", "int32"))
 
 
 def _selection(entry, coeff, entries):
@@ -277,11 +282,9 @@ def table_quantization_bound(table_scale, scheme: TableScheme, *, scale=1.0, zer
 def to_format(x, fmt: str):
     """Values of x representable in ``fmt`` (float64): FP formats round to nearest even
     (``lutcore.numerics.round_float``); int8/int16/int32 round half-even and saturate."""
-    x = jnp.asarray(x, jnp.float64)
-    if fmt.startswith("int"):
-        bits = int(fmt[3:])
-        top = (1 << (bits - 1)) - 1
-        return jnp.clip(jnp.round(x), -top - 1, top)
+    x, fmt = jnp.asarray(x, jnp.float64), FORMATS.lookup(fmt)
+    if not fmt.is_float:
+        return jnp.clip(jnp.round(x), -fmt.max_value - 1, fmt.max_value)
     return nm.round_float(x, fmt)
 
 
@@ -297,10 +300,10 @@ class LMMA:
     m: int = 2
     n: int = 64
     k: int = 4
-    a_dtype: str = "fp16"
+    a_dtype: str | nm.Format = "fp16"
     w_dtype: str = "int1"
-    accum: str = "fp32"
-    out: str = "fp32"
+    accum: str | nm.Format = "fp32"
+    out: str | nm.Format = "fp32"
     table_bits: int | None = None
 
     def __post_init__(self):
@@ -309,13 +312,13 @@ class LMMA:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"LMMA {name} must be a positive integer, got {value!r}")
         weights = tuple(f"int{b}" for b in range(1, MAX_W_BITS + 1)) + ("ternary",)
-        for name, allowed in (("a_dtype", ACTIVATION_FORMATS), ("w_dtype", weights),
-                              ("accum", ACCUM_FORMATS), ("out", ACCUM_FORMATS)):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"LMMA {name} {getattr(self, name)!r} unknown; allowed values: "
-                                 f"{', '.join(allowed)}")
-        if self.accum == "int32" and (self.table_bits is not None
-                                      or not self.a_dtype.startswith("int")):
+        if self.w_dtype not in weights:
+            raise ValueError(f"LMMA w_dtype {self.w_dtype!r} unknown; allowed values: "
+                             f"{', '.join(weights)}")
+        act = ACTIVATION_FORMATS.lookup(self.a_dtype, "LMMA a_dtype")
+        accum = ACCUM_FORMATS.lookup(self.accum, "LMMA accum")
+        ACCUM_FORMATS.lookup(self.out, "LMMA out")
+        if not accum.is_float and (self.table_bits is not None or act.is_float):
             raise ValueError("accum='int32' needs exact integer tables: an int a_dtype and "
                              "table_bits=None")
         if self.table_bits is not None and (isinstance(self.table_bits, bool)
@@ -339,9 +342,10 @@ class LMMA:
 
 
 def _round_accum(x, fmt):
-    if fmt == "int32":  # two's-complement wrap, as an integer accumulator does
+    if not FORMATS.lookup(fmt).is_float:  # two's-complement wrap, as an integer accumulator does
+        half = 1 << (FORMATS.lookup(fmt).width - 1)
         wide = jnp.round(x).astype(jnp.int64)
-        return ((wide + (1 << 31)) % (1 << 32) - (1 << 31)).astype(jnp.float64)
+        return ((wide + half) % (2 * half) - half).astype(jnp.float64)
     return to_format(x, fmt)
 
 

@@ -15,14 +15,14 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ._formats import FPFormat, as_format, check_rounding, to_float64
+from ._formats import Format, as_format, check_rounding, to_float64
 from ._fused import MODELS, exfma_cascade, exsdotp
 
 UNITS = ("exsdotp", "exfma_cascade", "fp64")
 
 
 @functools.partial(jax.jit, static_argnames=("src", "dst", "unit", "rounding", "model"))
-def _accumulate(a, b, src: FPFormat, dst: FPFormat, unit: str, rounding: str, model: str):
+def _accumulate(a, b, src: Format, dst: Format, unit: str, rounding: str, model: str):
     pairs = (a[..., 0::2], b[..., 0::2], a[..., 1::2], b[..., 1::2])
     steps = [jnp.moveaxis(x, -1, 0) for x in pairs]   # scan over the step axis
 

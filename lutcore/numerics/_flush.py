@@ -24,15 +24,15 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from ._formats import FPFormat, as_format, from_float64, to_float64
+from ._formats import Format, as_format, from_float64, to_float64
 
 
-def _exact_in_float64(fmt: FPFormat) -> bool:
+def _exact_in_float64(fmt: Format) -> bool:
     """Whether every sum of two ``fmt`` values is exact in float64 (53-bit significand)."""
     return fmt.emax - (fmt.emin - fmt.man_bits) + 2 <= 53
 
 
-def flush_operand(bits, fmt: str | FPFormat = "fp16"):
+def flush_operand(bits, fmt: str | Format = "fp16"):
     """float64 value of each pattern as the adder reads it: exponent field 0 -> zero of its
     sign, exponent field all ones -> infinity of its sign."""
     fmt = as_format(fmt)
@@ -46,7 +46,7 @@ def flush_operand(bits, fmt: str | FPFormat = "fp16"):
                                to_float64(b, fmt)))
 
 
-def fp_add_ftz(x, y, fmt: str | FPFormat = "fp16"):
+def fp_add_ftz(x, y, fmt: str | Format = "fp16"):
     """x + y on ``fmt`` bit patterns, flush-to-zero and without NaN (module docstring); returns
     ``fmt`` patterns. Element-wise; ``fmt`` must be narrow enough that float64 adds exactly
     (fp16, fp8, fp8alt)."""
@@ -58,7 +58,7 @@ def fp_add_ftz(x, y, fmt: str | FPFormat = "fp16"):
 
 
 @functools.partial(jax.jit, static_argnames=("fmt",))
-def _add_ftz(x, y, fmt: FPFormat):
+def _add_ftz(x, y, fmt: Format):
     total = flush_operand(x, fmt) + flush_operand(y, fmt)
     total = jnp.where(jnp.isnan(total), jnp.inf, total)  # inf - inf: +inf, never NaN
     bits = from_float64(total, fmt).astype(jnp.uint64)

@@ -9,7 +9,6 @@ code, so it jits and vmaps.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import NamedTuple
 
@@ -17,6 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+from ._format import _UINT, IEEE, Format, FormatSet
 
 ROUNDING_MODES = ("rne", "rtz", "rdn", "rup", "rmm", "rod")
 """Round to nearest even, toward zero, down (-inf), up (+inf), to nearest ties away from zero,
@@ -27,119 +28,19 @@ STATUS_FLAGS = ("NV", "DZ", "OF", "UF", "NX")
 """IEEE 754 status flags in the bit order of RISC-V's ``fflags``: NV is bit 4, NX bit 0."""
 FLAG_NV, FLAG_DZ, FLAG_OF, FLAG_UF, FLAG_NX = 0x10, 0x08, 0x04, 0x02, 0x01
 
-_UINT = {8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
+FPFormat = Format
+"""The arithmetic here works on IEEE-convention ``Format`` records (the name FPnew's papers use)."""
+
+# The formats of the MiniFloat-NN FPU, by FPnew's names (MiniFloat-NN paper, Sec. III-A): the
+# formats this package supports by name; any other IEEE-convention ``Format`` works as a record.
+FORMATS = FormatSet(("fp64", "fp32", "fp16", "fp16alt", "fp8", "fp8alt"),
+                    means={"fp8": "fp8_e5m2"}, admits=lambda fmt: fmt.specials == IEEE)
 
 
-def field_width(exp_bits: int, man_bits: int) -> int:
-    """Bits of a binary FP encoding: sign, exponent field, fraction field (any widths, also
-    formats ``FPFormat`` cannot store, e.g. TF32's 19 bits)."""
-    return 1 + exp_bits + man_bits
-
-
-@dataclasses.dataclass(frozen=True)
-class FPFormat:
-    """An IEEE-754-like binary format: sign, ``exp_bits`` exponent bits, ``man_bits`` fraction bits.
-
-    Bias 2^(exp_bits-1) - 1, subnormals, +-inf (exponent all ones, fraction 0) and NaN (exponent
-    all ones, fraction != 0). Hashable, so it can be a static argument of a jitted function.
-    """
-
-    exp_bits: int
-    man_bits: int
-    name: str = dataclasses.field(default="", compare=False)
-
-    def __post_init__(self):
-        if not (2 <= self.exp_bits <= 11 and 1 <= self.man_bits <= 52):
-            raise ValueError(f"FPFormat({self.exp_bits}, {self.man_bits}): need 2 <= exp_bits "
-                             "<= 11 and 1 <= man_bits <= 52")
-        if self.width not in _UINT:
-            raise ValueError(f"FPFormat({self.exp_bits}, {self.man_bits}) is {self.width} bits "
-                             f"wide; bit patterns are stored in {sorted(_UINT)}-bit words")
-
-    @property
-    def width(self) -> int:
-        """Total bits, sign included."""
-        return field_width(self.exp_bits, self.man_bits)
-
-    @property
-    def precision(self) -> int:
-        """Significand bits including the hidden one (p)."""
-        return self.man_bits + 1
-
-    @property
-    def bias(self) -> int:
-        return (1 << (self.exp_bits - 1)) - 1
-
-    @property
-    def emax(self) -> int:
-        """Exponent of the largest finite value."""
-        return (1 << self.exp_bits) - 2 - self.bias
-
-    @property
-    def emin(self) -> int:
-        """Exponent of the smallest normal value."""
-        return 1 - self.bias
-
-    @property
-    def max_value(self) -> float:
-        return float(np.ldexp(2.0 - 2.0 ** -self.man_bits, self.emax))
-
-    @property
-    def min_normal(self) -> float:
-        return float(np.ldexp(1.0, self.emin))
-
-    @property
-    def min_subnormal(self) -> float:
-        return float(np.ldexp(1.0, self.emin - self.man_bits))
-
-    @property
-    def epsilon(self) -> float:
-        """Distance from 1 to the next larger value, 2^-man_bits."""
-        return float(np.ldexp(1.0, -self.man_bits))
-
-    @property
-    def dtype(self):
-        """Unsigned integer dtype holding one bit pattern."""
-        return _UINT[self.width]
-
-    @property
-    def inf_bits(self) -> int:
-        return ((1 << self.exp_bits) - 1) << self.man_bits
-
-    @property
-    def qnan_bits(self) -> int:
-        """The canonical quiet NaN: sign 0, exponent all ones, only the fraction MSB set."""
-        return self.inf_bits | (1 << (self.man_bits - 1))
-
-    @property
-    def max_bits(self) -> int:
-        return self.inf_bits - 1
-
-    def __str__(self):
-        return self.name or f"e{self.exp_bits}m{self.man_bits}"
-
-
-FORMATS: dict[str, FPFormat] = {
-    name: FPFormat(e, m, name)
-    for name, (e, m) in {
-        # FPnew's format names (MiniFloat-NN paper, Sec. III-A)
-        "fp64": (11, 52),
-        "fp32": (8, 23),
-        "fp16": (5, 10),
-        "fp16alt": (8, 7),   # bfloat16 widths, IEEE subnormals and rounding
-        "fp8": (5, 2),       # e5m2
-        "fp8alt": (4, 3),    # e4m3 with infinities, max 240 (not OCP e4m3fn)
-    }.items()
-}
-
-
-def as_format(fmt: str | FPFormat) -> FPFormat:
-    """Resolve a format name or pass an ``FPFormat`` through; unknown names list the known ones."""
-    if isinstance(fmt, FPFormat):
-        return fmt
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
-    return FORMATS[fmt]
+def as_format(fmt: str | Format) -> Format:
+    """Resolve a format name or pass a ``Format`` through; unknown names list the known ones,
+    formats this arithmetic cannot model (OCP "fn", integers) are refused."""
+    return FORMATS.lookup(fmt)
 
 
 def check_rounding(rounding: str) -> str:
@@ -187,7 +88,7 @@ class Unpacked(NamedTuple):
     is_nan: jnp.ndarray
 
 
-def decode(bits, fmt: str | FPFormat) -> Unpacked:
+def decode(bits, fmt: str | Format) -> Unpacked:
     """Unpack ``fmt`` bit patterns (any unsigned integer array) into exact integer fields."""
     fmt = as_format(fmt)
     b = jnp.asarray(bits).astype(jnp.uint64)
@@ -235,7 +136,7 @@ def _round_at(sign, mag, lsb_exp, q, rounding):
     return kept, up.astype(jnp.int64), guard | sticky
 
 
-def round_with_flags(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rne"):
+def round_with_flags(sign, mag, lsb_exp, fmt: str | Format, rounding: str = "rne"):
     """Round (-1)^sign * mag * 2^lsb_exp into ``fmt`` patterns; also return the status flags.
 
     ``mag``: int64 >= 0, < 2^63. Either exact, or *round-to-odd*: its LSB is 1 when the true
@@ -279,13 +180,13 @@ def round_with_flags(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "r
     return pattern.astype(fmt.dtype), flags.astype(jnp.uint8)
 
 
-def round_to_format(sign, mag, lsb_exp, fmt: str | FPFormat, rounding: str = "rne"):
+def round_to_format(sign, mag, lsb_exp, fmt: str | Format, rounding: str = "rne"):
     """Round (-1)^sign * mag * 2^lsb_exp into ``fmt`` bit patterns (``round_with_flags``'s
     patterns; same conditions on ``mag``)."""
     return round_with_flags(sign, mag, lsb_exp, fmt, rounding)[0]
 
 
-def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):
+def encode_special(is_nan, is_inf, sign, finite_bits, fmt: Format):
     """Overlay NaN (canonical quiet NaN) and signed infinity on finite result patterns."""
     neg_inf = np.asarray((1 << (fmt.width - 1)) | fmt.inf_bits, fmt.dtype)
     inf = jnp.where(sign, neg_inf, np.asarray(fmt.inf_bits, fmt.dtype))
@@ -293,19 +194,19 @@ def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):
     return jnp.where(is_nan, jnp.asarray(fmt.qnan_bits, fmt.dtype), out)
 
 
-def convert(bits, src: str | FPFormat, dst: str | FPFormat, rounding: str = "rne"):
+def convert(bits, src: str | Format, dst: str | Format, rounding: str = "rne"):
     """Cast ``src`` bit patterns to ``dst`` patterns with one rounding (NaN -> canonical NaN)."""
     return _convert(jnp.asarray(bits), as_format(src), as_format(dst), check_rounding(rounding))
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 3))
-def _convert(bits, src: FPFormat, dst: FPFormat, rounding: str):
+def _convert(bits, src: Format, dst: Format, rounding: str):
     u = decode(bits, src)
     finite = round_to_format(u.sign, u.sig, u.exp, dst, rounding)
     return encode_special(u.is_nan, u.is_inf, u.sign, finite, dst)
 
 
-def to_float64(bits, fmt: str | FPFormat):
+def to_float64(bits, fmt: str | Format):
     """Exact float64 values of ``fmt`` patterns (every format here fits float64 exactly)."""
     fmt = as_format(fmt)
     return _to_float64(jnp.asarray(bits, jnp.uint64) if fmt.width == 64 else jnp.asarray(bits),
@@ -315,23 +216,23 @@ def to_float64(bits, fmt: str | FPFormat):
 # The conversions with their bit casts in one compiled program per format and shape: called
 # eagerly, each cast was a program of its own to compile.
 @functools.partial(jax.jit, static_argnums=(1,))
-def _to_float64(bits, fmt: FPFormat):
+def _to_float64(bits, fmt: Format):
     if fmt.width == 64:
         return lax.bitcast_convert_type(bits, jnp.float64)
     return lax.bitcast_convert_type(convert(bits, fmt, FORMATS["fp64"]), jnp.float64)
 
 
-def from_float64(x, fmt: str | FPFormat, rounding: str = "rne"):
+def from_float64(x, fmt: str | Format, rounding: str = "rne"):
     """Round float64 values into ``fmt`` patterns (one rounding)."""
     return _from_float64(jnp.asarray(x, jnp.float64), as_format(fmt), check_rounding(rounding))
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2))
-def _from_float64(x, fmt: FPFormat, rounding: str):
+def _from_float64(x, fmt: Format, rounding: str):
     return convert(lax.bitcast_convert_type(x, jnp.uint64), FORMATS["fp64"], fmt, rounding)
 
 
-def round_float(x, fmt: str | FPFormat):
+def round_float(x, fmt: str | Format):
     """Float32 or float64 ``x`` rounded to nearest even into ``fmt``, as values of x's dtype:
     ``to_float64(from_float64(x, fmt), fmt)`` (NaN stays NaN, overflow gives +-inf, zeros keep
     their sign), by two float additions where x's dtype allows (``_rounds_by_addition``: for
@@ -347,7 +248,7 @@ def round_float(x, fmt: str | FPFormat):
     return _round_float(x, fmt)
 
 
-def _rounds_by_addition(fmt: FPFormat, dtype) -> bool:
+def _rounds_by_addition(fmt: Format, dtype) -> bool:
     """Whether ``_round_float``'s additions stay exact in ``dtype``: ``fmt`` has two significand
     bits fewer, and its grid's magic constants (1.5 x 2^(precision + quantum exponent)) are
     normal numbers of ``dtype``, from its smallest subnormal's quantum to its overflow's."""
@@ -358,7 +259,7 @@ def _rounds_by_addition(fmt: FPFormat, dtype) -> bool:
 
 
 @functools.partial(jax.jit, static_argnums=(1,))
-def _round_float(x, fmt: FPFormat):
+def _round_float(x, fmt: Format):
     if not _rounds_by_addition(fmt, x.dtype):
         return to_float64(from_float64(x, fmt), fmt).astype(x.dtype)
     info = jnp.finfo(x.dtype)

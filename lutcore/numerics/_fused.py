@@ -34,7 +34,7 @@ from . import _rtl
 from ._formats import (
     FLAG_NV,
     FORMATS,
-    FPFormat,
+    Format,
     as_format,
     bit_length,
     decode,
@@ -70,19 +70,19 @@ class Term(NamedTuple):
     width: int  # static: significand bits this term can have
 
 
-def _signalling(bits, u, fmt: FPFormat):
+def _signalling(bits, u, fmt: Format):
     """NaNs whose quiet bit (the fraction's MSB) is clear."""
     quiet = (jnp.asarray(bits).astype(jnp.uint64) >> (fmt.man_bits - 1)) & 1
     return u.is_nan & (quiet == 0)
 
 
-def value_term(bits, fmt: FPFormat) -> Term:
+def value_term(bits, fmt: Format) -> Term:
     u = decode(bits, fmt)
     return Term(u.sign, u.sig, u.exp, u.is_inf, u.is_nan, _signalling(bits, u, fmt),
                 fmt.precision)
 
 
-def product_term(a_bits, b_bits, fmt: FPFormat) -> Term:
+def product_term(a_bits, b_bits, fmt: Format) -> Term:
     """The exact product of two ``fmt`` values (inf * 0 is NaN)."""
     a, b = decode(a_bits, fmt), decode(b_bits, fmt)
     a_zero = (a.sig == 0) & ~a.is_inf & ~a.is_nan
@@ -94,7 +94,7 @@ def product_term(a_bits, b_bits, fmt: FPFormat) -> Term:
                 (a.is_inf | b.is_inf) & ~nan, nan, invalid, 2 * fmt.precision)
 
 
-def _window_gap(width: int, dst: FPFormat) -> int:
+def _window_gap(width: int, dst: Format) -> int:
     """G of the module docstring; checks that the window fits 64-bit integers."""
     gap = max(2, dst.precision + 2 - width)
     if gap + 2 * width + 3 > _WINDOW_BITS:
@@ -118,7 +118,7 @@ def _sort3(keys, *fields):
     return [list(col) for col in zip(*rows)]
 
 
-def _sum3_round(terms: tuple[Term, ...], dst: FPFormat, rounding):
+def _sum3_round(terms: tuple[Term, ...], dst: Format, rounding):
     """Sum three exact finite terms, round once: (``dst`` patterns, flags) (module docstring)."""
     width = max(t.width for t in terms)
     gap = _window_gap(width, dst)
@@ -178,7 +178,7 @@ def _any(masks):
     return functools.reduce(jnp.logical_or, masks)
 
 
-def _sum3(terms: tuple[Term, ...], products: tuple[bool, ...], dst: FPFormat, rounding,
+def _sum3(terms: tuple[Term, ...], products: tuple[bool, ...], dst: Format, rounding,
           model: str, lane) -> Outputs:
     """Either model's finite result, then the specials both share (fpnew_sdotp_multi's rules:
     any NaN, inf*0 or inf-inf gives the canonical NaN; NV for inf*0 even beside a quiet NaN,
@@ -204,11 +204,13 @@ def _sum3(terms: tuple[Term, ...], products: tuple[bool, ...], dst: FPFormat, ro
     return Outputs(bits, flags, first_sticky & ~special)
 
 
-def _check_pair(src: FPFormat, dst: FPFormat, op: str):
-    """Named formats must form a pair of the MiniFloat-NN ISA; custom FPFormats any that fit."""
-    if src.name in FORMATS and dst.name in FORMATS and (src.name, dst.name) not in EXPANDING_PAIRS:
+def _check_pair(src: Format, dst: Format, op: str):
+    """Named formats must form a pair of the MiniFloat-NN ISA; custom Formats any that fit."""
+    pair = FORMATS.label(src), FORMATS.label(dst)
+    if pair[0] in FORMATS and pair[1] in FORMATS and pair not in EXPANDING_PAIRS:
         allowed = ", ".join(f"{s}->{d}" for s, d in EXPANDING_PAIRS)
-        raise ValueError(f"{op}: {src}->{dst} is not a MiniFloat-NN pair; allowed: {allowed}")
+        raise ValueError(f"{op}: {pair[0]}->{pair[1]} is not a MiniFloat-NN pair; "
+                         f"allowed: {allowed}")
 
 
 def _pick(out: Outputs, outputs: tuple[str, ...]):
@@ -245,7 +247,7 @@ def _operands(fmt_bits):
     return jnp.broadcast_arrays(*arrays)
 
 
-def _kernel_args(src: FPFormat, dst: FPFormat, rounding, model: str, lane, op: str,
+def _kernel_args(src: Format, dst: Format, rounding, model: str, lane, op: str,
             vsum: bool = False) -> dict:
     """Checked keyword arguments of a kernel: the static formats, model and ``lane`` (resolved
     for the rtl model only) and the rounding mode's code, a traced operand."""
@@ -265,7 +267,7 @@ def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None
 
     ``a, b, c, d``: ``src`` bit patterns; ``e``: ``dst`` bit patterns (unsigned integer arrays,
     broadcast together). Returns ``dst`` patterns of the broadcast shape. ``src``/``dst``: format
-    names or ``FPFormat``. Any NaN, inf*0 or inf-inf gives ``dst``'s canonical quiet NaN.
+    names or ``Format``. Any NaN, inf*0 or inf-inf gives ``dst``'s canonical quiet NaN.
     ``model``: "ideal" (exact sum, rounded once) or "rtl" (FPnew's datapath bit for bit, on
     ``lane`` "8->16" or "16->32", by default the narrowest lane that covers the formats).
     """
@@ -313,7 +315,7 @@ def exfma_cascade(a, b, c, d, e, *, src, dst, rounding="rne"):
     return exfma(c, d, first, src=src, dst=dst, rounding=rounding)
 
 
-def _unit_multipliers(a, src: FPFormat):
+def _unit_multipliers(a, src: Format):
     return jnp.full(jnp.shape(a), src.bias << src.man_bits, src.dtype)
 
 
@@ -345,8 +347,9 @@ def vsum_flags(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
 
 def _vsum_outputs(a, c, e, fmt, rounding, model, lane, outputs):
     fmt = as_format(fmt)
-    if fmt.name in FORMATS and fmt.name not in VSUM_FORMATS:
-        raise ValueError(f"vsum: {fmt} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
+    label = FORMATS.label(fmt)
+    if label in FORMATS and label not in VSUM_FORMATS:
+        raise ValueError(f"vsum: {label} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
     ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
     return _pick(_vsum(*ops, **_kernel_args(fmt, fmt, rounding, model, lane, "vsum", vsum=True)),
                  outputs)

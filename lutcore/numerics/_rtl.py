@@ -39,7 +39,7 @@ from ._formats import (
     FLAG_NX,
     FLAG_OF,
     FLAG_UF,
-    FPFormat,
+    Format,
     as_format,
     is_rounding,
     rounding_increment,
@@ -64,7 +64,7 @@ def lane_widths(lane: SdotpLane | str) -> SdotpWidths:
     return sdotp_widths(src_man, dst_man, dst_exp)
 
 
-def _covers(lane: SdotpLane, src: FPFormat, dst: FPFormat, vsum: bool) -> bool:
+def _covers(lane: SdotpLane, src: Format, dst: Format, vsum: bool) -> bool:
     """Vsum reads all three operands in the destination fields; the others need ``covers``."""
     if not vsum:
         return lane.covers(src, dst)
@@ -72,7 +72,7 @@ def _covers(lane: SdotpLane, src: FPFormat, dst: FPFormat, vsum: bool) -> bool:
     return dst.exp_bits <= exp_bits and dst.man_bits <= man_bits
 
 
-def resolve_lane(lane, src: FPFormat, dst: FPFormat, op: str, vsum: bool = False) -> SdotpLane:
+def resolve_lane(lane, src: Format, dst: Format, op: str, vsum: bool = False) -> SdotpLane:
     """The SDOTP lane that runs ``op`` on src -> dst: ``lane`` by name ("8->16", "16->32") or
     ``SdotpLane``, or by default the narrowest lane that covers the formats."""
     fitting = [x for x in SDOTP_LANES if _covers(x, src, dst, vsum)]
@@ -120,7 +120,7 @@ def _by_exponent(exps, *fields):
              for k in range(3)] for f in (exps, *fields)]
 
 
-def _addend(term, product: bool, dst: FPFormat, p_dst: int):
+def _addend(term, product: bool, dst: Format, p_dst: int):
     """A Term as the RTL's addend: (sign, P-bit significand, biased exponent, is_zero)."""
     zero = term.sig == 0
     mant = term.sig.astype(jnp.uint64) << (p_dst - term.width)  # left-aligned in P bits
@@ -130,7 +130,7 @@ def _addend(term, product: bool, dst: FPFormat, p_dst: int):
     return jnp.asarray(term.sign, bool), mant, exp, zero
 
 
-def sum3(terms, products: tuple[bool, bool, bool], dst: FPFormat, lane: SdotpLane,
+def sum3(terms, products: tuple[bool, bool, bool], dst: Format, lane: SdotpLane,
          rounding) -> RtlResult:
     """The finite datapath on addends x, y, z (a*b or a, c*d or c, e) of ``Term`` type.
 
@@ -214,7 +214,7 @@ def _normalize(widths, p: int, lower, e_tent):
     return e_fin, kept >> low, kept & _mask(low)
 
 
-def _round(dst: FPFormat, p: int, e_fin, mantissa, sticky, rounding, sign, z_max, sign_zero,
+def _round(dst: Format, p: int, e_fin, mantissa, sticky, rounding, sign, z_max, sign_zero,
            sub2):
     """(bits, flags) of the normalized result rounded to ``dst`` (fpnew_rounding); overflow
     enters as max finite + R + S."""

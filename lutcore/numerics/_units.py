@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import NamedTuple
 
-from ._formats import FORMATS, FPFormat, as_format
+from ._formats import FORMATS, Format, as_format
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,7 +25,7 @@ class SdotpLane:
         fmts = [FORMATS[n] for n in names]
         return max(f.exp_bits for f in fmts), max(f.man_bits for f in fmts)
 
-    def covers(self, src: str | FPFormat, dst: str | FPFormat) -> bool:
+    def covers(self, src: str | Format, dst: str | Format) -> bool:
         src, dst = as_format(src), as_format(dst)
         (se, sm), (de, dm) = self._fields(self.src_formats), self._fields(self.dst_formats)
         return (src.exp_bits <= se and src.man_bits <= sm

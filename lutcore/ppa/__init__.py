@@ -26,28 +26,15 @@ from ._archs import (
                       prefix_incrementer,
 )
 from ._arrays import (
-                      ACCUMULATORS,
-                      ACTIVATIONS,
                       BOUNDARIES,
-                      BUILDERS,
-                      DEFAULT_ACCUMULATOR,
-                      DEFAULT_TABLE_SHARE,
+                      BOUNDARY,
                       LUT_METHODS,
-                      LUT_VARIANTS,
                       METHODS,
-                      OPERANDS,
-                      PARTS,
-                      TABLE_ENTRIES,
-                      ArrayPPA,
-                      Datapath,
-                      LutVariant,
+                      Boundary,
                       Metrics,
-                      Operand,
-                      UnitSpec,
-                      accumulator_format,
-                      entry_format,
+                      boundary_named,
                       metrics,
-                      operand,
+                      operand_delivery,
                       tensor_core,
                       unit_spec,
 )
@@ -116,7 +103,7 @@ from ._fpu import (
                       synthesis_period_ps,
 )
 from ._libraries import LIBRARIES, LIBRARY_NAMES, library
-from ._paper import delivered_bits, operand_delivery
+from ._paper import delivered_bits
 from ._power import ACTIVITY, ACTIVITY_MODELS, DC_DEFAULT_TOGGLES, dynamic_energy
 from ._release import RELEASE, RELEASE_PARTS, ReleasedArray, ReleasedArrayCost, release_lut_array
 from ._timing import (
@@ -130,10 +117,26 @@ from ._timing import (
                       node_delay_ps,
                       period_ps,
 )
+from ._unit import (
+                      ACCUMULATORS,
+                      ACTIVATIONS,
+                      ARRAY_FORMATS,
+                      LUT_VARIANTS,
+                      PARTS,
+                      TABLE_ENTRIES,
+                      ArrayPPA,
+                      Datapath,
+                      LutVariant,
+                      Operand,
+                      UnitSpec,
+                      accumulator_format,
+                      entry_format,
+                      operand,
+)
 
 __all__ = [
-    "ACCUMULATORS", "ACTIVATIONS", "ACTIVITY", "BOUNDARIES", "BUILDERS", "DEFAULT_ACCUMULATOR",
-    "DEFAULT_TABLE_SHARE", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "OPERANDS", "PARTS",
+    "ACCUMULATORS", "ACTIVATIONS", "ACTIVITY", "BOUNDARIES", "BOUNDARY", "Boundary",
+    "boundary_named", "LUT_METHODS", "LUT_VARIANTS", "METHODS", "ARRAY_FORMATS", "PARTS",
     "TABLE_ENTRIES", "ArrayPPA", "Datapath", "LutVariant", "Metrics", "Operand", "UnitSpec",
     "accumulator_format", "entry_format", "metrics", "operand", "tensor_core", "unit_spec",
     "delivered_bits", "operand_delivery",

@@ -7,8 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._arrays import LUT_METHODS, metrics, tensor_core
-from ._paper import operand_delivery
+from ._arrays import LUT_METHODS, boundary_named, metrics, operand_delivery, tensor_core
 from ._power import ACTIVITY_MODELS
 
 # LUT tables stop at K = 8 (2^8 entries, 2^7 symmetric): the paper's K sweep (Fig. 11) and shape
@@ -79,12 +78,13 @@ def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm"
     shapes together."""
     per_size = [s[buildable(method, s[:, 2])] for s in map(power_of_two_shapes, map(int, sizes))]
     everything = np.concatenate(per_size)
-    cost = tensor_core(method, act, weight, *everything.T, boundary=boundary, **options)
+    bound = boundary_named(boundary)
+    cost = tensor_core(method, act, weight, *everything.T, boundary=bound, **options)
     every = {a: metrics(cost, node=node, freq_ghz=freq_ghz, activity=a) for a in ACTIVITY_MODELS}
     array = every[activity]
     delivery = (metrics(operand_delivery(method, act, weight, *everything.T, **options),
                         node=node, freq_ghz=freq_ghz, activity=activity)
-                if boundary == "paper" else None)
+                if bound.operand_delivery else None)
     objective = shape_objective(array, delivery)
     closure = {f: getattr(cost, f) for f in ("stages", "grade") if getattr(cost, f) is not None}
     values = {**array._asdict(), "meets_timing": cost.meets_timing, **closure,

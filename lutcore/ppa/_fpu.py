@@ -25,14 +25,14 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from lutcore.numerics import FORMATS, FPFormat, SdotpWidths, as_format, sdotp_widths
+from lutcore.numerics import FORMATS, Format, SdotpWidths, as_format, sdotp_widths
 
 from . import _cells, _timing
 from ._blocks import TEXTBOOK, Blocks, Cost, clog2, parallel, series, times, xp
 from ._cells import NANGATE45, CellLibrary
 from ._power import ACTIVITY
 
-Formats = str | FPFormat | Sequence[str | FPFormat]
+Formats = str | Format | Sequence[str | Format]
 
 # The FPU of the Snitch core as the MiniFloat-NN cluster configures it (paper Sec. III-A/C):
 # 64-bit datapath with SIMD vectors, all six formats; integer formats for conversions int8,
@@ -55,8 +55,8 @@ def kge(cost_or_area, library: CellLibrary = NANGATE45) -> jnp.ndarray:
     return jnp.asarray(area) / library.ge_area / 1e3
 
 
-def _format_list(formats: Formats) -> tuple[FPFormat, ...]:
-    if isinstance(formats, (str, FPFormat)):
+def _format_list(formats: Formats) -> tuple[Format, ...]:
+    if isinstance(formats, (str, Format)):
         return (as_format(formats),)
     listed = tuple(as_format(f) for f in formats)
     if not listed:
@@ -93,7 +93,7 @@ def _align_shifter(in_bits: int, window: int, b: Blocks = TEXTBOOK) -> Cost:
     return b.gates(MUX2=muxes, delay=levels * b.cell_delay("MUX2"))
 
 
-def _classifier(fmt: FPFormat, b: Blocks = TEXTBOOK) -> Cost:
+def _classifier(fmt: Format, b: Blocks = TEXTBOOK) -> Cost:
     """fpnew_classifier: exponent all ones / all zeros, mantissa zero, and the six class bits
     (normal, subnormal, zero, inf, NaN, signalling) from them."""
     return series(parallel(_and_tree(fmt.exp_bits, b), _or_tree(fmt.exp_bits, b),
@@ -168,7 +168,7 @@ def exsdotp_precisions(src: Formats, dst: Formats) -> Precisions:
 def exsdotp_unit(src: Formats, dst: Formats, vsum: bool = False,
                  blocks: Blocks | None = None) -> Cost:
     """One combinational ExSdotp unit a*b + c*d + e: ``src`` formats for a..d, ``dst`` for e and
-    the result (names, ``FPFormat``s, or a sequence of them for a multi-format lane). With
+    the result (names, ``Format``s, or a sequence of them for a multi-format lane). With
     ``vsum``, also the non-expanding Vsum a + c + e (paper Sec. III-C): a and c widened to the
     destination format, unpacked as such, and muxed in place of the products.
 

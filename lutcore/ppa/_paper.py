@@ -16,7 +16,7 @@ No INT array and no MAC/ADD/UNPU RTL were released. The same rule builds them he
 (activations, tables, weights with all planes, partial sums) enter on ports; what a unit
 computes from them it computes every cycle (UNPU's precompute is combinational from the held
 activations); one result register per output in the accumulator format (``_arrays.
-DEFAULT_ACCUMULATOR``: FP16 as released, INT32 for integers); bit-serial methods add the
+BOUNDARY``: FP16 as released, INT32 for integers); bit-serial methods add the
 released control (plane counter, valid flop, plane select, psum-or-result mux). The MAC is
 built as DesignWare would build it: ``DW_fp_mult`` (product rounded to the activation format)
 and ``DW_fp_add`` at the accumulator format, no subnormal path (our FP blocks have none:
@@ -34,21 +34,18 @@ from __future__ import annotations
 
 import functools
 
-from ._arrays import (
+from ._blocks import NOTHING, Cost, clog2, parallel, series, times, xp
+from ._unit import (
     LUT_VARIANTS,
-    ArrayPPA,
     Datapath,
     LutVariant,
     Operand,
     UnitSpec,
-    _entry,
-    _precompute,
     add_into,
+    entry_adder,
     entry_format,
-    price,
-    unit_spec,
+    precompute,
 )
-from ._blocks import NOTHING, Cost, clog2, parallel, series, times, xp
 
 
 def _when(flag, cost: Cost) -> Cost:
@@ -193,7 +190,7 @@ def _add(spec: UnitSpec) -> Datapath:
     MSB-plane negation, then ``_tail``; the array's ``_control``."""
     a, w, m, n, k, b = spec[:6]
     fmt = entry_format(spec)
-    adder, _ = _entry(spec)
+    adder, _ = entry_adder(spec)
     units = m * n
     gating = b.gates(AND2=k * a.bits, delay=b.cell_delay("AND2"))
     sign, tree, tail = _negate(spec, fmt), b.adder_tree(k, adder), _tail(spec, fmt)  # cells
@@ -215,7 +212,7 @@ def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
     bit 0 of a symmetric table, else the MSB plane), then ``_tail``; the array's ``_control``."""
     a, w, m, n, k, b = spec[:6]
     fmt = entry_format(spec)
-    _, entry_bits = _entry(spec)
+    _, entry_bits = entry_adder(spec)
     units = m * n
     entries = 2.0 ** (k - 1) if variant.symmetric else 2.0 ** k
     index_invert = (b.gates(XOR2=k - 1, delay=b.cell_delay("XOR2")) if variant.index_invert
@@ -226,7 +223,7 @@ def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
     groups = xp(n).ceil(n / share)  # tables per row
     if variant.hardware_precompute:  # from the row's held activations, every cycle
         act_bcast = b.broadcast(m * k * a.bits, groups)
-        pre = _precompute(spec, variant.symmetric)
+        pre = precompute(spec, variant.symmetric)
     else:  # LUT Tensor Core: the tables are ports
         act_bcast = pre = NOTHING
     entry_bcast = b.broadcast(m * groups * entries * entry_bits, xp(n).minimum(share, n))
@@ -241,7 +238,7 @@ def _lut(variant: LutVariant, spec: UnitSpec) -> Datapath:
                     registers=_registers(spec), loop=_loop(spec))
 
 
-# One builder per method, as ``_arrays.BUILDERS`` for the full accounting.
+# One builder per method, as ``_full.BUILDERS`` for the full accounting.
 BUILDERS = {"mac": _mac, "add": _add,
             **{name: functools.partial(_lut, variant) for name, variant in LUT_VARIANTS.items()}}
 
@@ -252,20 +249,7 @@ def delivered_bits(spec: UnitSpec, method: str):
     partial sums."""
     a, w, m, n, k = spec[:5]
     if method == "lut_tensor_core":
-        inputs = m * 2.0 ** (k - 1) * _entry(spec)[1]
+        inputs = m * 2.0 ** (k - 1) * entry_adder(spec)[1]
     else:
         inputs = m * k * a.bits
     return inputs + k * n * w.bits + m * n * float(spec.accumulator.bits)
-
-
-def operand_delivery(method: str, act: str, weight: str, m, n, k, *,
-                     clock_ghz: float | None = None, **options) -> ArrayPPA:
-    """The cost of delivering the operands of a paper-boundary array (``delivered_bits``, one
-    flip-flop per bit, see the module docstring), priced like an array of the same throughput:
-    add it to ``tensor_core(..., boundary="paper")`` wherever the operands come from
-    matters (the shape DSE). ``options``: those of ``tensor_core`` (``library`` among them);
-    ``clock_ghz`` changes nothing (flip-flops alone have no path to close)."""
-    del clock_ghz
-    spec = unit_spec(method, act, weight, m, n, k, boundary="paper", **options)
-    ops = 2 * spec.m * spec.n * spec.k / (1.0 if method == "mac" else spec.weight.bits)
-    return price(spec, Datapath({}, (NOTHING,), ops, registers=delivered_bits(spec, method)))

@@ -31,8 +31,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _paper
-from ._arrays import Operand, UnitSpec, add_into
 from ._blocks import TEXTBOOK, Cost, parallel, register, series, times
+from ._unit import Operand, UnitSpec, add_into
 
 SOURCE = ("microsoft/T-MAC@c3319dbb598a46713c52bd5a00b8682973c431f7 (tag LUTTensorCore_ISCA25) "
           "sv_lut_array/")

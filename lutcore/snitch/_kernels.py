@@ -26,6 +26,8 @@ from __future__ import annotations
 import dataclasses
 from typing import NamedTuple
 
+from lutcore import numerics as nm
+
 from ._cluster import SNITCH_CLUSTER, Cluster
 
 
@@ -49,6 +51,8 @@ class Frep(NamedTuple):
     body: tuple[Instr, ...]
 
 
+# RISC-V FP instruction suffix per element width (D/F/Zfh, Xfvec's .b for 8 bits).
+_SUFFIX = {64: "d", 32: "s", 16: "h", 8: "b"}
 # Lane-reduction instructions and their FPU class (the paper's SDOTP unit runs Vsum and ExVsum).
 _REDUCE = {
     "vfsumex.h.b": "sdotp",   # ExVsum FP8 -> FP16 (paper Eq. 5): 8 lanes -> 4
@@ -77,7 +81,7 @@ class KernelSpec:
     @property
     def bytes(self) -> int:
         """Bytes per element of A, B and C."""
-        return {"fp64": 8, "fp32": 4, "fp16": 2, "fp8": 1}[self.src]
+        return nm.FORMATS[self.src].nbytes
 
     @property
     def values_per_word(self) -> int:
@@ -222,7 +226,7 @@ def block_program(spec: KernelSpec, k: int, unroll: int) -> list[Instr | Frep]:
     words = acc[:unroll * spec.bytes // 8]
     if spec.reduce:
         per_word = 8 // spec.bytes
-        suffix = {"fp32": "s", "fp16": "h", "fp8": "b"}[spec.src]
+        suffix = _SUFFIX[nm.FORMATS[spec.src].width]
         for i in range(0, unroll, 2):
             word, part = words[i // per_word], (i % per_word) // 2
             srcs = (values[i], values[i + 1]) + ((word,) if part else ())
