@@ -25,19 +25,20 @@ def test_memory_and_all_reduce_constants_are_the_fits(name):
 def test_tensor_fractions_are_the_fits():
     """At the calibrated fractions the tile model is unbiased on the A100 SXM4 modules' 16-bit
     GEMMs and on the compute-bound H100 Vidur GEMMs, and reproduces the FP8 MAMF rows; the
-    8-bit ratio's BF16 fraction reproduces the H100 BF16 MAMF row, and the H100's FP8 fraction
-    leaves TensorRT-LLM's compute-bound FP8 GEMMs (aiconfigurator, calibration) unbiased (one
-    model evaluation each instead of the tool's bisection)."""
+    H100's FP8 and the A100's INT8 fractions leave TensorRT-LLM's compute-bound FP8 and INT8
+    GEMMs (aiconfigurator, calibration) unbiased (one model evaluation each instead of the
+    tool's bisection)."""
     assert calibrate_gpu.sxm_errors(_specs.FP16_A100).mean() == pytest.approx(0, abs=2e-3)
     assert calibrate_gpu.vidur_bias("h100", _specs.FP16_H100) == pytest.approx(0, abs=2e-3)
     rows = {(e["device"], e["act"]): e
             for e in calibrate_gpu._load("mamf_stas00.yaml")["sets"]}
     for key, fraction in ((("h100", "fp8"), _specs.MAMF_FP8_H100),
-                          (("h200", "fp8"), _specs.MAMF_FP8_H200),
-                          (("h100", "bf16"), _specs.MAMF_FP8_H100 / _specs.EIGHT_BIT_RATIO)):
+                          (("h200", "fp8"), _specs.MAMF_FP8_H200)):
         assert calibrate_gpu.mamf_error(rows[key], fraction) == pytest.approx(0, abs=2e-3), key
-    assert calibrate_gpu.fp8_errors(_specs.FP8_H100).mean() == pytest.approx(0, abs=2e-3)
-    assert len(calibrate_gpu.fp8_errors(_specs.FP8_H100)) == 32  # 8 shapes x M 1024-8192
+    for key, fraction in ((("h100", "fp8"), _specs.FP8_H100), (("a100", "int8"), _specs.INT8_A100)):
+        errors = calibrate_gpu.application_errors(*key, fraction)
+        assert errors.mean() == pytest.approx(0, abs=2e-3), key
+        assert len(errors) == 32  # 8 shapes x M 1024-8192
 
 
 def test_the_a100_fraction_rests_on_sxm4_modules_only():

@@ -151,7 +151,7 @@ def test_dynamic_quantize_step():
                             weight_bits=8).seconds - plain
     expected = 3 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
     np.testing.assert_allclose(step, expected, rtol=1e-6)
-    with pytest.raises(ValueError, match="8-bit act"):
+    with pytest.raises(ValueError, match="act 'bf16' unknown; allowed values: fp8, int8"):
         gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)
     with pytest.raises(ValueError, match="not simulated"):
         gpu.model_latency(gpu.H100, gpu.LLMS["llama2-7b"],

@@ -32,9 +32,9 @@ Per GPU, by least squares on relative errors (each row weighs the same):
   then the FP8 GEMM) is unbiased on the compute-bound rows (M >= 1024), by bisection: the
   application shapes, as the H100's 16-bit fraction rests on Vidur's;
 - the H200's FP8 fraction: the H100's times the ratio of the two FP8 MAMF rows (mamf_stas00.yaml,
-  like for like: the best shapes of one search on each GPU); and the ratio of the H100's FP8 to
-  its BF16 MAMF fraction, both reproducing their MAMF rows, which sets 8-bit fractions where no
-  8-bit measurement exists (A100 INT8).
+  like for like: the best shapes of one search on each GPU);
+- the A100's INT8 fraction (aiconfigurator_a100_sxm.yaml): the fraction for which TensorRT-LLM's
+  SmoothQuant INT8 GEMMs (``trtllm_smoothquant``) are unbiased at M >= 1024, by bisection.
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -235,20 +235,24 @@ def vidur_efficiency(name: str) -> float:
     return _bisect(lambda f: vidur_bias(name, f))
 
 
-# TensorRT-LLM's FP8 Linear on the H100 SXM (aiconfigurator, role calibration)
-FP8_SET = "aiconfigurator_h100_sxm.yaml"
+# TensorRT-LLM's GEMMs (aiconfigurator, role calibration): (GPU, act) -> set
+APPLICATION_SETS = {("h100", "fp8"): "aiconfigurator_h100_sxm.yaml",
+                    ("a100", "int8"): "aiconfigurator_a100_sxm.yaml"}
 
 
-def fp8_errors(fraction: float, min_m: int = 1024) -> np.ndarray:
-    """Relative errors of the tile model on the FP8 rows of ``FP8_SET`` with M >= ``min_m``
-    (priced as lut-fig16 prices them), with the H100's FP8 fraction at ``fraction``."""
+def application_errors(gpu_name: str, act: str, fraction: float,
+                       min_m: int = 1024) -> np.ndarray:
+    """Relative errors of the tile model on the ``act`` rows of the ``APPLICATION_SETS`` set of
+    ``gpu_name`` with M >= ``min_m`` (priced as lut-fig16 prices them), with that format's
+    fraction at ``fraction``."""
     import lutcore.gpu as gpu
     from experiments.lut_tensor_core import _measured
 
-    data, spec = _load(FP8_SET), _with_efficiency(gpu.gpu_spec("h100"), "fp8", fraction)
+    data = _load(APPLICATION_SETS[gpu_name, act])
+    spec = _with_efficiency(gpu.gpu_spec(gpu_name), act, fraction)
     errors = []
     for entry in data["sets"]:
-        if entry.get("act") == "fp8":
+        if entry.get("act") == act:
             _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
             keep = np.array([point[0] for point in entry["points"]]) >= min_m
             errors += list((modeled / measured - 1)[keep])
@@ -257,14 +261,14 @@ def fp8_errors(fraction: float, min_m: int = 1024) -> np.ndarray:
 
 def tensor_efficiencies() -> dict:
     """{(gpu, dtype): fraction}: A100 16-bit from its SXM4 sets, H100 16-bit from Vidur, H100 FP8
-    from TensorRT-LLM's FP8 GEMMs, H200 FP8 from it and the MAMF rows, and ("h100", "8-bit
-    ratio") (module doc)."""
+    and A100 INT8 from TensorRT-LLM's GEMMs, H200 FP8 from the H100's and the MAMF rows (module
+    doc)."""
     mamf = mamf_efficiencies()
-    fp8 = _bisect(lambda f: float(np.mean(fp8_errors(f))), 0.2, 1.0)
+    fitted = {key: _bisect(lambda f, key=key: float(np.mean(application_errors(*key, f))),
+                           0.2, 1.0) for key in APPLICATION_SETS}
     out = {("a100", "fp16"): sxm_efficiency(), ("h100", "fp16"): vidur_efficiency("h100"),
-           ("h100", "fp8"): fp8,
-           ("h200", "fp8"): fp8 * mamf[("h200", "fp8")] / mamf[("h100", "fp8")]}
-    out[("h100", "8-bit ratio")] = mamf[("h100", "fp8")] / mamf[("h100", "bf16")]
+           **fitted}
+    out[("h200", "fp8")] = fitted[("h100", "fp8")] * mamf[("h200", "fp8")] / mamf[("h100", "fp8")]
     return out
 
 

@@ -46,7 +46,8 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ._kernels import DEQUANT_GROUP, default_lut_bits, precompute_work
+from ._kernels import default_lut_bits, precompute_work
+from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator

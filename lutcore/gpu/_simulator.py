@@ -37,10 +37,6 @@ import jax
 import jax.numpy as jnp
 
 from ._kernels import (
-    DEQUANT_GROUP,
-    KERNELS,
-    WIDTH_DEPENDENT_KERNELS,
-    WORK,
     Hardware,
     check_kernel,
     hardware,
@@ -48,6 +44,7 @@ from ._kernels import (
     kernel_work,
     memory_seconds,
 )
+from ._library import DEQUANT_GROUP, KERNELS, WIDTH_DEPENDENT_KERNELS, WORK, Quant
 from ._operators import (
     KV_BYTES,
     Deployment,
@@ -110,9 +107,10 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
-                            deployment.weight_bits, deployment.table_bits,
-                            group_size=deployment.group_size,
-                            zero_points=deployment.zero_points),
+                            Quant(weight_bits=deployment.weight_bits,
+                                  group_size=deployment.group_size,
+                                  zero_points=deployment.zero_points,
+                                  table_bits=deployment.table_bits)),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
         **{name: jnp.asarray(v, float) for name, v in values.items()})
 

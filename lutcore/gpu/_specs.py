@@ -50,6 +50,8 @@ C5 NVIDIA aiconfigurator, github.com/ai-dynamo/aiconfigurator@095f58a,
    TensorRT-LLM's BF16 and FP8 Linear on an H100 SXM, CUDA events over a CUDA graph
    (measured/aiconfigurator_h100_sxm.yaml, role calibration; tools/transcribe_aiconfigurator.py;
    the A100 SXM tables, also calibration, and the H200 SXM ones, validation, beside it).
+C6 idem, a100_sxm/gemm/trtllm/1.0.0: TensorRT-LLM's BF16, weight-only and SmoothQuant INT8
+   GEMMs on an A100 SXM (measured/aiconfigurator_a100_sxm.yaml, role calibration).
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
    device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
    role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
@@ -96,12 +98,11 @@ FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7663, 0.5377
 MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
 # The H200 FP8 fraction: the H100's times the ratio of their MAMF rows (C1, one search each)
 FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
-# An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
-# rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
-# MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
-# A100 INT8 measurement was found; the A100's (and RTX 3090's) INT8 fraction is its 16-bit one
-# times this ratio.
-EIGHT_BIT_RATIO = MAMF_FP8_H100 / 0.9419
+# The A100's INT8 fraction, calibrated on the compute-bound (M >= 1024) INT8 x INT8 GEMMs of
+# C6 (TensorRT-LLM's SmoothQuant CUTLASS kernels on an A100 SXM, applications' shapes); the
+# RTX 3090 (the same third-generation tensor core) takes it. (Before these measurements it was
+# the 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
+INT8_A100 = 0.7908
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
@@ -279,7 +280,7 @@ A100 = GPUSpec(
     # microseconds"; LLMCompass measured 2.1e-5 s per torch.matmul call incl. synchronize).
     launch_overhead=3e-6,
     tensor_efficiency=FP16_A100,  # C1, C3, C4: SXM4 modules (tools/calibrate_gpu.py)
-    dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
+    dtype_efficiency=(("int8", INT8_A100),),  # C6
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
     # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
     # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak, a
@@ -322,7 +323,7 @@ RTX3090 = GPUSpec(
     # GeForce boards run GPU Boost above the listed 1695 MHz when power and temperature allow;
     # no public measurement of the clock under a sustained tensor-core load was found, so the
     # sustained clock is the listed boost clock.
-    tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
+    tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", INT8_A100),),
     dram_efficiency=304.1 / 336, gemv_dram_efficiency=A100.gemv_dram_efficiency,
     kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
     dram_latency=A100.dram_latency,  # no GDDR6X latency measurement found: the A100's

@@ -62,6 +62,11 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    profiles every tactic when the engine is built and runs the fastest (selection
    ``"fastest"``); for M < 5 (SMALL_M_FAST_PATH) it runs its batched GEMV CUDA kernel instead,
    priced here by the 16-row tiles without split-K (both stream each weight once).
+T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: profileGemms, the
+   fastest tactic; cutlass_heuristic.cpp, the Int8 tiles 32 x 128, 64 x 128, 128 x 64 (k-slab
+   64), 64 x 64 (k-slab 128), 128 x 256, 256 x 128 with their warp tiles, 3-6 stages, serial
+   split-K 1-7); sm80 mma.sync kernels on every GPU (its sm90 tactics need the HOPPER flag,
+   which the INT8 runner does not set).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -112,6 +117,10 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # the plugin runs its GEMV kernel
 TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
 TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS, TRTLLM_WO_GEMV_M = (2, 3, 4), tuple(range(1, 8)), 5
+# T9: TensorRT-LLM INT8 (tm, tn, tk, wm, wn) tiles and stages
+TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 64, 64, 64, 32),
+                     (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
+TRTLLM_INT8_STAGES = (3, 4, 5, 6)
 
 
 class Hardware(NamedTuple):
@@ -266,6 +275,14 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
     return _table([(tm, tn, 64, stages, tm, tn / 4, 4, 0, split, 0)
                    for (tm, tn), stages, split in itertools.product(
                        TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)])
+
+
+@functools.cache
+def trtllm_int8_candidates() -> dict[str, np.ndarray]:
+    """T9 tactics: each tile at each stage count and serial split-K factor."""
+    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, split, 0)
+                   for (tm, tn, tk, wm, wn), stages, split in itertools.product(
+                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES, TRTLLM_WO_SPLITS)])
 
 
 def marlin_tile(m):
@@ -432,7 +449,8 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
 # ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
 CANDIDATE_TABLES = {"library": library_candidates, "fpa_intb": fpa_intb_candidates,
                     "marlin": marlin_candidates, "custom": custom_candidates,
-                    "trtllm_weight_only": trtllm_weight_only_candidates}
+                    "trtllm_weight_only": trtllm_weight_only_candidates,
+                    "trtllm_int8": trtllm_int8_candidates}
 
 
 def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
