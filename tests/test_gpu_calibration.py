@@ -36,6 +36,7 @@ def test_tensor_fractions_are_the_fits():
                           (("h200", "fp8"), _specs.MAMF_FP8_H200)):
         assert calibrate_gpu.mamf_error(rows[key], fraction) == pytest.approx(0, abs=2e-3), key
     for key, fraction in ((("h100", "fp8"), _specs.FP8_H100), (("a100", "int8"), _specs.INT8_A100)):
+        assert gpu.gpu_spec(key[0]).efficiency(key[1], calibrate_gpu.LIBRARY[key]) == fraction
         errors = calibrate_gpu.application_errors(*key, fraction)
         assert errors.mean() == pytest.approx(0, abs=2e-3), key
         assert len(errors) == 32  # 8 shapes x M 1024-8192

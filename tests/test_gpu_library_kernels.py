@@ -142,11 +142,11 @@ def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kerne
 
 
 def test_dynamic_quantize_step():
-    """cublas_quantize is cublas plus TensorRT-LLM's dynamic per-tensor activation
+    """cublas_quantize is TensorRT-LLM's GEMM (at its rate) plus its dynamic per-tensor activation
     quantization: three device operations and 5 bytes per activation (BF16 read twice, one byte
     written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
     m, n, k = np.array([1.0, 4096.0]), 4096, 8192
-    plain = gpu.gemm_latency(gpu.H100, "cublas", m, n, k, act="fp8", weight_bits=8).seconds
+    plain = gpu.gemm_latency(gpu.H100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
     step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
                             weight_bits=8).seconds - plain
     expected = 3 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth

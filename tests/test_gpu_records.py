@@ -16,7 +16,8 @@ def test_every_kernel_is_a_record_with_its_source():
         assert record.name == name and record.source and record.library
         assert gpu.kernel_record(record) is record
     # the derived families follow the records' fields
-    assert set(gpu.DENSE_KERNELS) == {"cublas", "cublas_quantize", "trtllm_smoothquant"}
+    assert set(gpu.DENSE_KERNELS) == {"cublas", "cublas_quantize", "trtllm_gemm",
+                                       "trtllm_smoothquant"}
     assert "lut_tensor_core" not in gpu.TENSOR_CORE_KERNELS
     assert "lut_gemm" not in gpu.DEQUANT_KERNELS and "marlin" in gpu.DEQUANT_KERNELS
 
@@ -58,3 +59,17 @@ def test_marlin_group_scales_follow_the_quant():
 def test_bad_records_name_the_field(make, match):
     with pytest.raises((ValueError, TypeError), match=match):
         make()
+
+
+def test_a_library_runs_at_its_own_rate():
+    """TensorRT-LLM's kernels (rates "tensorrt_llm") take the H100's FP8 rate calibrated on
+    its own GEMMs; cuBLAS at other libraries' rate the MAMF fraction; where a library has no
+    rate of its own (A100 FP16) both are the GPU's."""
+    m = np.array([8192.0])
+    h100 = {k: gpu.hardware(gpu.H100, k, "fp8", 8).macs for k in ("cublas", "trtllm_gemm")}
+    assert float(h100["trtllm_gemm"] / h100["cublas"]) == pytest.approx(
+        gpu.H100.efficiency("fp8", "tensorrt_llm") / gpu.H100.efficiency("fp8"))
+    assert gpu.H100.efficiency("fp8", "tensorrt_llm") < gpu.H100.efficiency("fp8")
+    a100 = [gpu.gemm_latency(gpu.A100, k, m, 4096, 4096).seconds
+            for k in ("cublas", "trtllm_gemm")]
+    np.testing.assert_array_equal(*a100)

@@ -14,6 +14,8 @@ Kernels (``KERNELS``):
   ``QUANTIZE_STEP``), three device operations before the GEMM;
 - ``trtllm_smoothquant``: TensorRT-LLM's SmoothQuant INT8 x INT8 GEMM plugin: its CUTLASS sm80
   tactics, the fastest as its profiler picks (``_tiles`` T9);
+- ``trtllm_gemm``: ``cublas`` at TensorRT-LLM's own measured rates (its engines' GEMMs with
+  static scales; ``GPUSpec.library_efficiency``);
 - ``dequant``: ``weight_bits``-bit weights (plus one FP16 scale, and with ``zero_points`` one
   zero point, per group of ``DEQUANT_GROUP`` weights, or of ``group_size``; 0: per output channel)
   read from DRAM and converted to ``act`` in registers by every MMA group that reads them
@@ -181,7 +183,7 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         a_bytes, macs = ACT_BYTES[act], 0.0
     else:
         a_bytes = ACT_BYTES[act]
-        macs = gpu.tensor_macs(act, setup.accumulate) * gpu.efficiency(act)
+        macs = gpu.tensor_macs(act, setup.accumulate) * gpu.efficiency(act, record.rates)
         if record.weights == "quantized":
             w_bytes += quant.scale_bytes
     values = dict(

@@ -144,7 +144,9 @@ class Kernel:
     group scales; ``acts``: the activation formats it takes (empty: every tensor-core format);
     ``pre``: a step before the GEMM (``PRE_STEPS``); ``work``: its tiles, selection and CUDA-core
     work as the tile model sees them (``_tiles.Work``); ``tables``: operand A is precomputed
-    tables (the LUT Tensor Core); ``source``: where its structure and constants come from."""
+    tables (the LUT Tensor Core); ``rates``: the library whose own measured tensor-core rates it
+    runs at (``GPUSpec.library_efficiency``; "" the GPU's); ``source``: where its structure and
+    constants come from."""
 
     name: str
     library: str
@@ -152,6 +154,7 @@ class Kernel:
     weights: str
     work: Work
     source: str
+    rates: str = ""
     weight_bits: tuple = ()
     conversions: tuple = ()
     group_scale_ops: float = 0.0
@@ -199,8 +202,11 @@ KERNEL_LIBRARY = {k.name: k for k in (
     Kernel("cublas", "cuBLAS / CUTLASS", "tensor_core", "activation", Work(),
            "CUTLASS generator tiles (_tiles T1-T5); fractions calibrated (_specs)"),
     Kernel("cublas_quantize", "TensorRT-LLM FP8 Linear", "tensor_core", "activation", Work(),
-           "TensorRT-LLM cudaFp8Utils.cu (dynamic per-tensor quantization), then cuBLAS",
-           acts=("fp8", "int8"), pre="quantize"),
+           "TensorRT-LLM cudaFp8Utils.cu (dynamic per-tensor quantization), then cuBLASLt",
+           rates="tensorrt_llm", acts=("fp8", "int8"), pre="quantize"),
+    Kernel("trtllm_gemm", "TensorRT-LLM GEMM plugin", "tensor_core", "activation", Work(),
+           "TensorRT-LLM engines' GEMMs (cuBLASLt, static scales) at its own rates",
+           rates="tensorrt_llm"),
     Kernel("trtllm_smoothquant", "TensorRT-LLM SmoothQuant plugin", "tensor_core", "activation",
            Work(tiles=("trtllm_int8",)),
            "NVIDIA/TensorRT-LLM plugins/smoothQuantGemmPlugin and cutlass_heuristic.cpp "

@@ -89,10 +89,11 @@ TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-
 # Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py (each the
 # fraction leaving its rows unbiased): A100 16-bit on every 16-bit GEMM of a 400 W SXM4 module
 # in C1, C3 and C4 (9 rows, four modules, at the 1410 MHz boost clock; best and large shapes),
-# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), H100 FP8 on
-# the compute-bound (M >= 1024) FP8 GEMMs of C5 (TensorRT-LLM's FP8 Linear, its activation
-# quantization priced: applications' shapes too). The model's pipe overlap and fixed costs are
-# inside the measured times.
+# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), H100 FP8 by
+# TensorRT-LLM's kernels on the compute-bound (M >= 1024) FP8 GEMMs of C5 (its FP8 Linear, the
+# activation quantization priced: applications' shapes too; a library rate, as the FP8 kernels
+# of DeepGEMM and TileLang reach more of the peak, near C1's best-shape MAMF fraction). The
+# model's pipe overlap and fixed costs are inside the measured times.
 FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7663, 0.5377
 # The FP8 fractions with which the tile model reproduces C1's FP8 MAMF rows (best shapes)
 MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
@@ -169,6 +170,7 @@ class GPUSpec:
     lut_activation: str = ""
     register_scale: int = 1
     dtype_efficiency: tuple = ()  # ((dtype, fraction), ...) where not tensor_efficiency
+    library_efficiency: tuple = ()  # ((library, dtype, fraction), ...): a library's own rate
     gemv_dram_efficiency: float = 0.0  # fraction of dram_bandwidth GEMM kernels stream at
     kernel_latency: float = 0.0  # device seconds per kernel
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
@@ -200,6 +202,8 @@ class GPUSpec:
                      ("gemv_dram_efficiency", self.gemv_dram_efficiency or 1.0),
                      ("allreduce_efficiency", self.allreduce_efficiency)]
         fractions += [(f"dtype_efficiency[{d}]", f) for d, f in self.dtype_efficiency]
+        fractions += [(f"library_efficiency[{lib}, {d}]", f)
+                      for lib, d, f in self.library_efficiency]
         for field, value in fractions:
             if not 0 < value <= 1:
                 raise ValueError(f"{self.name}: {field} must be in (0, 1], got {value!r}")
@@ -226,9 +230,12 @@ class GPUSpec:
         raise ValueError(f"{self.name} has no {dtype} tensor cores; allowed values: "
                          f"{', '.join(d for d, _ in self.tc_macs)}")
 
-    def efficiency(self, dtype: str) -> float:
-        """Achievable fraction of the ``dtype`` tensor-core peak."""
-        return dict(self.dtype_efficiency).get(dtype, self.tensor_efficiency)
+    def efficiency(self, dtype: str, library: str = "") -> float:
+        """Achievable fraction of the ``dtype`` tensor-core peak (by the kernels of ``library``
+        where it has its own measured rate, ``library_efficiency``)."""
+        own = {(lib, d): f for lib, d, f in self.library_efficiency}
+        return own.get((library, dtype), dict(self.dtype_efficiency).get(dtype,
+                                                                          self.tensor_efficiency))
 
     def tensor_peak(self, dtype: str, accumulate: str = "fp32") -> float:
         """Dense tensor-core peak, ops per second (2 per MAC)."""
@@ -348,8 +355,10 @@ H100 = GPUSpec(
     dram_bandwidth=3.35e12, dram=80 * GIB,  # S5
     launch_overhead=3e-6,
     tensor_efficiency=FP16_H100,  # C2
-    # C5: TensorRT-LLM FP8 GEMMs; INT8 (same MACs per clock) assumed alike
-    dtype_efficiency=(("fp8", FP8_H100), ("int8", FP8_H100)),
+    # C1: the FP8 MAMF (cuBLASLt's best shape); INT8 (same MACs per clock) assumed alike; C5:
+    # TensorRT-LLM's FP8 GEMMs at applications' shapes, its own rate
+    dtype_efficiency=(("fp8", MAMF_FP8_H100), ("int8", MAMF_FP8_H100)),
+    library_efficiency=(("tensorrt_llm", "fp8", FP8_H100),),
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
@@ -363,7 +372,8 @@ H100 = GPUSpec(
 # memory controllers).
 H200 = dataclasses.replace(
     H100, name="h200",
-    dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1, C5
+    dtype_efficiency=(("fp8", MAMF_FP8_H200), ("int8", MAMF_FP8_H200)),  # C1
+    library_efficiency=(("tensorrt_llm", "fp8", FP8_H200),),  # C1, C5
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
 GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}
