@@ -106,14 +106,13 @@ def test_no_kernel_beats_the_achievable_compute_or_dram_rate(spec, kernel, act, 
 
 
 @pytest.mark.parametrize("spec,fp16,eight_bit", [
-    (gpu.A100, _specs.FP16_A100, _specs.FP16_A100 * _specs.EIGHT_BIT_RATIO),
-    (gpu.RTX3090, _specs.FP16_A100, _specs.FP16_A100 * _specs.EIGHT_BIT_RATIO),
-    (gpu.H100, _specs.FP16_H100, _specs.FP8_H100), (gpu.H200, _specs.FP16_H100, _specs.FP8_H200)])
+    (gpu.A100, _specs.FP16_A100, _specs.INT8_A100),
+    (gpu.RTX3090, _specs.FP16_A100, _specs.INT8_A100),
+    (gpu.H100, _specs.FP16_H100, _specs.MAMF_FP8_H100),
+    (gpu.H200, _specs.FP16_H100, _specs.MAMF_FP8_H200)])
 def test_efficiencies_are_per_format_and_kept_by_the_variants(spec, fp16, eight_bit):
     assert spec.efficiency("fp16") == spec.efficiency("bf16") == fp16
     assert spec.efficiency("int8") == pytest.approx(eight_bit)
-    if spec.name in ("a100", "rtx3090"):  # derived with C1's Hopper 8-bit / 16-bit ratio
-        assert spec.efficiency("int8") < spec.efficiency("fp16")
     # the LUT and DRM variants keep the fractions; the peaks stay the datasheet values
     variant = gpu.with_double_registers(gpu.with_lut_tensor_core(spec, 2))
     assert variant.efficiency("int8") == spec.efficiency("int8")

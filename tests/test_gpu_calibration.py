@@ -25,15 +25,21 @@ def test_memory_and_all_reduce_constants_are_the_fits(name):
 def test_tensor_fractions_are_the_fits():
     """At the calibrated fractions the tile model is unbiased on the A100 SXM4 modules' 16-bit
     GEMMs and on the compute-bound H100 Vidur GEMMs, and reproduces the FP8 MAMF rows; the
-    8-bit ratio's BF16 fraction reproduces the H100 BF16 MAMF row (one model evaluation each
-    instead of the tool's bisection)."""
+    H100's FP8 and the A100's INT8 fractions leave TensorRT-LLM's compute-bound FP8 and INT8
+    GEMMs (aiconfigurator, calibration) unbiased (one model evaluation each instead of the
+    tool's bisection)."""
     assert calibrate_gpu.sxm_errors(_specs.FP16_A100).mean() == pytest.approx(0, abs=2e-3)
     assert calibrate_gpu.vidur_bias("h100", _specs.FP16_H100) == pytest.approx(0, abs=2e-3)
     rows = {(e["device"], e["act"]): e
             for e in calibrate_gpu._load("mamf_stas00.yaml")["sets"]}
-    for key, fraction in ((("h100", "fp8"), _specs.FP8_H100), (("h200", "fp8"), _specs.FP8_H200),
-                          (("h100", "bf16"), _specs.FP8_H100 / _specs.EIGHT_BIT_RATIO)):
+    for key, fraction in ((("h100", "fp8"), _specs.MAMF_FP8_H100),
+                          (("h200", "fp8"), _specs.MAMF_FP8_H200)):
         assert calibrate_gpu.mamf_error(rows[key], fraction) == pytest.approx(0, abs=2e-3), key
+    for key, fraction in ((("h100", "fp8"), _specs.FP8_H100), (("a100", "int8"), _specs.INT8_A100)):
+        assert gpu.gpu_spec(key[0]).efficiency(key[1], calibrate_gpu.LIBRARY[key]) == fraction
+        errors = calibrate_gpu.application_errors(*key, fraction)
+        assert errors.mean() == pytest.approx(0, abs=2e-3), key
+        assert len(errors) == 32  # 8 shapes x M 1024-8192
 
 
 def test_the_a100_fraction_rests_on_sxm4_modules_only():
@@ -123,3 +129,20 @@ def test_deepgemm_rows_are_read_from_the_dense_table():
     expected = gpu.gemm_latency(gpu.H100, "cublas", m, n, k, act="fp8", weight_bits=8,
                                 persistent=False, serial_epilogue=True).seconds
     np.testing.assert_allclose(modeled, expected)
+
+
+@pytest.mark.parametrize("name,role,device", [
+    ("aiconfigurator_a100_sxm.yaml", "calibration", "a100"),
+    ("aiconfigurator_h100_sxm.yaml", "calibration", "h100"),
+    ("llmservingsim_rtx3090.yaml", "calibration", "rtx3090"),
+    ("aiconfigurator_h200_sxm.yaml", "validation", "h200"),
+    ("llmservingsim_h100.yaml", "validation", "h100")])
+def test_issue_30_sets_keep_their_roles(name, role, device):
+    """The roles issue 30 fixed before any comparison: aiconfigurator's A100 / H100 SXM and
+    LLMServingSim's RTX 3090 tables may calibrate; the H200 tables and LLMServingSim's H100
+    ones only validate (and the tool refuses to read them)."""
+    data = _measured.load(name)
+    assert (data["role"], data["device"]) == (role, device)
+    if role == "validation":
+        with pytest.raises(ValueError, match="not a calibration set"):
+            calibrate_gpu._load(name)

@@ -139,3 +139,38 @@ def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kerne
     down = gpu.gemm_latency(gpu.A100, kernel, rows, 4096, 11008, weight_bits=bits,
                             group_size=group)
     assert float(parts["ffn_down"]) == pytest.approx(float(down.seconds), rel=1e-9)
+
+
+def test_dynamic_quantize_step():
+    """cublas_quantize is TensorRT-LLM's GEMM (at its rate) plus its dynamic per-tensor activation
+    quantization: three device operations and 5 bytes per activation (BF16 read twice, one byte
+    written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
+    m, n, k = np.array([1.0, 4096.0]), 4096, 8192
+    plain = gpu.gemm_latency(gpu.H100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
+    step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
+                            weight_bits=8).seconds - plain
+    expected = 3 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+    np.testing.assert_allclose(step, expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="act 'bf16' unknown; allowed values: fp8, int8"):
+        gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)
+    with pytest.raises(ValueError, match="not simulated"):
+        gpu.model_latency(gpu.H100, gpu.LLMS["llama2-7b"],
+                          gpu.Deployment(kernel="cublas_quantize", activation="fp8",
+                                         weight_bits=8), gpu.workload(1, 1))
+
+
+def test_trtllm_weight_only_tactics():
+    """TensorRT-LLM's weight-only plugin (T8): 5 tiles x 3 stage counts x split-K 1-7 (its
+    get_candidate_configs for sm80), the fastest as its profiler picks, never slower than the
+    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV, priced by the
+    16-row tiles without split-K."""
+    table = _tiles.trtllm_weight_only_candidates()
+    assert len(table["tm"]) == 5 * 3 * 7 and set(table["split"]) == set(range(1, 8))
+    m = np.array([1.0, 4.0, 5.0, 64.0, 1024.0, 8192.0])
+    profiled = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+                                group_size=0)
+    heuristic = gpu.gemm_latency(gpu.A100, "fpa_intb", m, 4096, 4096, weight_bits=4,
+                                 group_size=0)
+    assert np.all(profiled.seconds <= heuristic.seconds * (1 + 1e-6))
+    small = m < 5
+    assert np.all(profiled.tile_m[small] == 16) and np.all(profiled.split_k[small] == 1)

@@ -322,3 +322,19 @@ def test_an_unfused_gate_runs_two_up_gemms_and_a_swiglu_kernel():
     same = [gpu.layer_breakdown(spec, opt, gpu.Deployment(gate_fusion=g), work, launch=0.0)
             for g in (True, False)]
     assert float(sum(same[0].values())) == pytest.approx(float(sum(same[1].values())), rel=1e-9)
+
+
+def test_precompute_priced_in_one_place():
+    """A separate table precompute costs the same in gemm_latency and in the simulator (one
+    operator, ``precompute_work``, one roofline, ``memory_seconds``); by hand on a
+    compute-bound case: an add takes an FMA's issue slot, so adds / (cuda_core_flops / 2)."""
+    work = gpu.workload(8, 16)
+    deployment = dataclasses.replace(LUT_DEPLOYMENT, precompute="separate")
+    parts = gpu.layer_breakdown(LUT, TINY, deployment, work, launch=0.0)
+    rows, hidden = 8 * 16, TINY.hidden
+    assert float(parts["qkv_projection_precompute"]) == pytest.approx(
+        float(gpu.precompute_seconds(LUT, rows, hidden, deployment.table_bits)), rel=1e-6)
+    adds = 1e6 * gpu.lut_precompute_adds()
+    slow = dataclasses.replace(LUT, dram_bandwidth=1e30)  # no DRAM bound
+    assert float(gpu.precompute_seconds(slow, 1e6, 1, 16)) == pytest.approx(
+        adds / (LUT.cuda_core_flops / 2) + LUT.kernel_latency, rel=1e-9)

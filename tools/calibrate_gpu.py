@@ -27,10 +27,16 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - ``tensor_efficiency`` of the H100 (vidur_h100.yaml): the 16-bit fraction for which the tile
   model, with every other constant as in lutcore.gpu, is unbiased (mean relative error 0) on
   the compute-bound projection GEMMs (M >= 1024), by bisection;
-- 8-bit fractions (mamf_stas00.yaml, the only 8-bit measurements): the fraction for which the
-  tile model reproduces each FP8 MAMF row; and the ratio of the H100's FP8 to its BF16
-  fraction, both reproducing their MAMF rows (like for like: best shapes of the same search),
-  which sets 8-bit fractions where no 8-bit measurement exists (A100 INT8).
+- TensorRT-LLM's FP8 rate on the H100 (aiconfigurator_h100_sxm.yaml; ``library_efficiency``):
+  the fraction for which the tile model of TensorRT-LLM's FP8 Linear (``cublas_quantize``: its
+  dynamic activation quantization, then the FP8 GEMM) is unbiased on the compute-bound rows
+  (M >= 1024), by bisection: the application shapes, as the H100's 16-bit fraction rests on
+  Vidur's;
+- TensorRT-LLM's FP8 rate on the H200: the H100's times the ratio of the two FP8 MAMF rows
+  (mamf_stas00.yaml, like for like: the best shapes of one search on each GPU); the GPUs' own FP8
+  fractions (other libraries) reproduce their MAMF rows;
+- the A100's INT8 fraction (aiconfigurator_a100_sxm.yaml): the fraction for which TensorRT-LLM's
+  SmoothQuant INT8 GEMMs (``trtllm_smoothquant``) are unbiased at M >= 1024, by bisection.
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -231,17 +237,55 @@ def vidur_efficiency(name: str) -> float:
     return _bisect(lambda f: vidur_bias(name, f))
 
 
+# TensorRT-LLM's GEMMs (aiconfigurator, role calibration): (GPU, act) -> set
+APPLICATION_SETS = {("h100", "fp8"): "aiconfigurator_h100_sxm.yaml",
+                    ("a100", "int8"): "aiconfigurator_a100_sxm.yaml"}
+# the rate each sets: TensorRT-LLM's own FP8 rate (library_efficiency), the A100's INT8 rate
+LIBRARY = {("h100", "fp8"): "tensorrt_llm", ("a100", "int8"): ""}
+
+
+def application_errors(gpu_name: str, act: str, fraction: float,
+                       min_m: int = 1024) -> np.ndarray:
+    """Relative errors of the tile model on the ``act`` rows of the ``APPLICATION_SETS`` set of
+    ``gpu_name`` with M >= ``min_m`` (priced as lut-fig16 prices them), with that format's
+    fraction at ``fraction``."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load(APPLICATION_SETS[gpu_name, act])
+    spec = _with_efficiency(gpu.gpu_spec(gpu_name), act, fraction, LIBRARY[gpu_name, act])
+    errors = []
+    for entry in data["sets"]:
+        if entry.get("act") == act:
+            _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
+            keep = np.array([point[0] for point in entry["points"]]) >= min_m
+            errors += list((modeled / measured - 1)[keep])
+    return np.array(errors)
+
+
 def tensor_efficiencies() -> dict:
-    """{(gpu, dtype): fraction}: A100 16-bit from its SXM4 sets, H100 16-bit from Vidur, 8-bit
-    from the MAMF rows, and ("h100", "8-bit ratio") (module doc)."""
+    """{(gpu, dtype, library): fraction}: A100 16-bit from its SXM4 sets, H100 16-bit from
+    Vidur, the FP8 MAMF fractions, TensorRT-LLM's H100 FP8 rate and the A100's INT8 fraction
+    from TensorRT-LLM's GEMMs, TensorRT-LLM's H200 FP8 rate from the H100's and the MAMF rows
+    (module doc)."""
     mamf = mamf_efficiencies()
-    out = {("a100", "fp16"): sxm_efficiency(), ("h100", "fp16"): vidur_efficiency("h100")}
-    out.update({key: f for key, f in mamf.items() if key[1] == "fp8"})
-    out[("h100", "8-bit ratio")] = mamf[("h100", "fp8")] / mamf[("h100", "bf16")]
+    out = {(g, d, ""): f for (g, d), f in mamf.items() if d == "fp8"}
+    out.update({(g, d, LIBRARY[g, d]): _bisect(
+        lambda f, g=g, d=d: float(np.mean(application_errors(g, d, f))), 0.2, 1.0)
+        for g, d in APPLICATION_SETS})
+    out[("a100", "fp16", "")] = sxm_efficiency()
+    out[("h100", "fp16", "")] = vidur_efficiency("h100")
+    out[("h200", "fp8", "tensorrt_llm")] = (out[("h100", "fp8", "tensorrt_llm")]
+                                            * mamf[("h200", "fp8")] / mamf[("h100", "fp8")])
     return out
 
 
-def _with_efficiency(spec, act: str, fraction: float):
+def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
+    """``spec`` with the fraction of ``act`` (of ``library``'s kernels, if given) at
+    ``fraction``."""
+    if library:
+        others = tuple(e for e in spec.library_efficiency if e[:2] != (library, act))
+        return dataclasses.replace(spec, library_efficiency=others + ((library, act, fraction),))
     if act in ("fp16", "bf16"):
         return dataclasses.replace(spec, tensor_efficiency=fraction)
     others = tuple((d, f) for d, f in spec.dtype_efficiency if d != act)
@@ -260,7 +304,7 @@ if __name__ == "__main__":
         print(gpu, ", ".join(f"{k}={v:.4g}" for k, v in values.items()))
     print("input rates", ", ".join(f"{k}={v:.4f}" for k, v in input_rates().items()))
     fractions = tensor_efficiencies()
-    for (gpu, dtype), fraction in fractions.items():
-        print(gpu, dtype, f"efficiency={fraction:.4f}")
-    clock = pcie_sustained_clock(fractions["a100", "fp16"])
+    for (gpu, dtype, library), fraction in fractions.items():
+        print(gpu, dtype, library, f"efficiency={fraction:.4f}")
+    clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

@@ -156,7 +156,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
     bits = entry.get("weight_bits", 8 * gpu.ACT_BYTES[act])
     overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
-    category = "gemm" if kernel == "cublas" else "mpgemm"
+    category = "gemm" if kernel in gpu.DENSE_KERNELS else "mpgemm"
     groups = {key: entry[key] for key in ("group_size", "zero_points") if key in entry}
 
     def model(m, n, k, inputs):

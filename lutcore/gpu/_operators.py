@@ -21,6 +21,9 @@ row of min(width, 1024) threads (512 for the rotary embedding), each thread loop
 row with one 2-byte load per iteration that it waits for before the next, so a row costs
 ``row_trips`` dependent DRAM round trips; Vidur's profiles of these kernels grow in steps of
 one row per SM (one such CTA resident per SM), the rounds of rows the ``_simulator`` prices.
+With ``row_kernels="eager"`` they are Hugging Face transformers' eager PyTorch modules, one
+element-wise or reduction kernel per tensor operation (``EAGER``), each a launch and a pass
+over its tensors.
 
 A memory-bound kernel reads the tensor the kernel just before it wrote (the residual stream,
 a GEMM's output, the scores) from the L2 when that tensor fits in the L2 (``fresh_bytes``; the
@@ -43,12 +46,21 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from ._kernels import DEQUANT_GROUP, default_lut_bits, lut_precompute_adds, lut_table_bytes
+from ._kernels import default_lut_bits, precompute_work
+from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
-ROW_KERNELS = ("vectorized", "scalar")
+ROW_KERNELS = ("vectorized", "scalar", "eager")
+# Hugging Face transformers' eager Llama operators, as LLMServingSim times them
+# (casys-kaist/LLMServingSim@9e3f0ec, llm_profile/models/llama.py): (kernels, FP16-element
+# equivalents read, written, per element of the operator's tensor). RMSNorm: to(float32),
+# pow(2), mean, + eps, rsqrt, multiply, to(fp16), weight x (the per-row ones move next to
+# nothing): 20 B read, 16 B written; rotary, per Q or K tensor (x 2): q x cos, -x2 (half the
+# elements), cat, x sin, add: 11 B read, 9 B written; SiLU x up, per FFN element: SiLU (2 B
+# read and written), then x up (4 B read, 2 B written).
+EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0, 2.0)}
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
 KV_BYTES = {d: float(GPU_FORMATS[d].nbytes) for d in ("fp16", "bf16", "fp8", "int8")}  # KV cache
@@ -78,7 +90,8 @@ class Deployment:
     launch) instead of one host launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
-    rotary kernels (module doc); group_size, zero_points: quantization groups of a ``dequant``
+    rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER``);
+    group_size, zero_points: quantization groups of a ``dequant``
     kernel's weights (``gemm_latency``'s; 0: per output channel).
     """
 
@@ -184,6 +197,17 @@ def _memory(name, read_elements, write_elements, flops_per_element, *, launches=
                     rows=rows, row_trips=row_trips, fresh_bytes=fresh_elements * FP16_BYTES)
 
 
+def _norm(name, rows, hidden, residual_in, trips, eager: bool) -> Operator:
+    """A pre-norm (with the residual add when fused: ``residual_in`` 2): one row kernel, or
+    transformers' eager RMSNorm (``EAGER``)."""
+    if eager:
+        kernels, read, write = EAGER["norm"]
+        return _memory(name, rows * hidden * read, rows * hidden * write, NORM_FLOPS,
+                       launches=kernels * 1.0, fresh_elements=rows * hidden)
+    return _memory(name, rows * hidden * residual_in, rows * hidden * residual_in, NORM_FLOPS,
+                   rows=rows, row_trips=trips, fresh_elements=rows * hidden)
+
+
 def row_trips(width, threads=ROW_THREADS):
     """Dependent loads per thread of a row kernel over ``width`` elements (or pairs) with
     min(width, threads) threads."""
@@ -218,9 +242,14 @@ def shapes(llms) -> Shapes:
                      for f in Shapes._fields})
 
 
-def _rotary(llm, rows, heads, kv_heads, head_dim) -> Operator:
-    """RoPE on Q and K as a row kernel (models without it: zero work, no launch)."""
+def _rotary(llm, rows, heads, kv_heads, head_dim, eager: bool = False) -> Operator:
+    """RoPE on Q and K as a row kernel, or transformers' eager one (``EAGER``; models without
+    it: zero work, no launch)."""
     q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
+    if eager:
+        kernels, read, write = EAGER["rotary"]
+        return _memory("rotary_embedding", q_and_k * read, q_and_k * write, ROPE_FLOPS,
+                       launches=2.0 * kernels * llm.rotary, fresh_elements=q_and_k)
     pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
     threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
     trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)
@@ -234,6 +263,14 @@ def _activation(llm, deployment: Deployment, rows, ffn) -> Operator:
     ffn_width = ffn * (1.0 + llm.gated)
     separate = 1.0 if not deployment.fusion else (not deployment.gate_fusion) * llm.gated
     read = ffn_width if deployment.gate_fusion else ffn  # of its reads, the GEMM just wrote
+    if deployment.row_kernels == "eager":  # SiLU, then x up (a GELU model: one kernel)
+        kernels, reads, writes = EAGER["activation"]
+        reads, writes = 1.0 + (reads - 1.0) * llm.gated, 1.0 + (writes - 1.0) * llm.gated
+        return _memory("activation", rows * ffn * reads * separate,
+                       rows * ffn * writes * separate,
+                       GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
+                       launches=separate * (1.0 + (kernels - 1.0) * llm.gated),
+                       fresh_elements=rows * read * separate)
     return _memory("activation", rows * ffn_width * separate, rows * ffn * separate,
                    GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
                    launches=separate * 1.0, rows=rows * separate, row_trips=row_trips(ffn),
@@ -242,15 +279,12 @@ def _activation(llm, deployment: Deployment, rows, ffn) -> Operator:
 
 def _precompute(name: str, rows, width, deployment: Deployment) -> Operator:
     """The table precompute of a LUT GEMM whose activations are rows x width: a kernel of its
-    own (``"separate"``) or the producer writing tables instead of activations (``"fused"``)."""
-    tables, adds = lut_table_bytes(deployment.table_bits), lut_precompute_adds()
-    if deployment.precompute == "separate":
-        return Operator(f"{name}_precompute", "memory",
-                        dram_bytes=rows * width * (FP16_BYTES + tables),
-                        cuda_flops=rows * width * adds)
-    return Operator(f"{name}_precompute", "memory",
-                    dram_bytes=rows * width * (tables - FP16_BYTES),
-                    cuda_flops=rows * width * adds, launches=0.0)
+    own (``"separate"``) or the producer writing tables instead of activations (``"fused"``);
+    its work is ``_kernels.precompute_work``'s, the one the ``gemm_latency`` path prices."""
+    dram, flops, launches = precompute_work(rows, width, deployment.table_bits,
+                                            deployment.precompute == "separate")
+    return Operator(f"{name}_precompute", "memory", dram_bytes=dram, cuda_flops=flops,
+                    launches=launches)
 
 
 def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool,
@@ -285,10 +319,9 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                             launches=split * 1.0))
 
     # attention block: [residual add +] norm, QKV projection [+ RoPE], attention, output proj.
-    norm_trips = row_trips(hidden)
-    ops.append(_memory("attention_norm", rows * hidden * residual_in,
-                       rows * hidden * residual_in, NORM_FLOPS, rows=rows,
-                       row_trips=norm_trips, fresh_elements=rows * hidden))
+    eager = deployment.row_kernels == "eager"
+    norm_trips = row_trips(hidden) * (not eager)
+    ops.append(_norm("attention_norm", rows, hidden, residual_in, norm_trips, eager))
     precompute("qkv_projection", hidden)
     if deployment.fused_qkv:
         ops.append(Operator("qkv_projection", "gemm", rows, qkv_width, hidden))
@@ -297,7 +330,7 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
                 Operator("kv_projection", "gemm", rows, kv_heads * head_dim, hidden,
                          count=2.0, launches=2.0)]
     if not fused:
-        ops.append(_rotary(llm, rows, heads, kv_heads, head_dim))
+        ops.append(_rotary(llm, rows, heads, kv_heads, head_dim, eager))
     ops += attention_operators(llm, deployment, work, split=tp, kv_bytes=kv_bytes)
     precompute("output_projection", heads * head_dim)
     ops.append(Operator("output_projection", "gemm", rows, hidden, heads * head_dim))
@@ -306,9 +339,7 @@ def layer_operators(llm, deployment: Deployment, work: Workload, *, is_lut: bool
         ops.append(_memory("attention_residual", 2 * rows * hidden, rows * hidden, ADD_FLOPS,
                            fresh_elements=rows * hidden))
     # FFN block: [residual add +] norm, up(+gate) projection [+ activation], down projection.
-    ops.append(_memory("ffn_norm", rows * hidden * residual_in, rows * hidden * residual_in,
-                       NORM_FLOPS, rows=rows, row_trips=norm_trips,
-                       fresh_elements=rows * hidden))
+    ops.append(_norm("ffn_norm", rows, hidden, residual_in, norm_trips, eager))
     precompute("ffn_up", hidden)
     if deployment.gate_fusion:
         ops.append(Operator("ffn_up", "gemm", rows, ffn_width, hidden))

@@ -37,15 +37,14 @@ import jax
 import jax.numpy as jnp
 
 from ._kernels import (
-    DEQUANT_GROUP,
-    WIDTH_DEPENDENT_KERNELS,
-    WORK,
     Hardware,
     check_kernel,
     hardware,
     is_lut_kernel,
     kernel_work,
+    memory_seconds,
 )
+from ._library import DEQUANT_GROUP, KERNELS, WIDTH_DEPENDENT_KERNELS, WORK, Quant
 from ._operators import (
     KV_BYTES,
     Deployment,
@@ -58,6 +57,8 @@ from ._operators import (
 from ._tiles import tile_model
 
 FP16_KERNEL = "cublas"  # attention and the LM head: FP16 tensor-core GEMMs
+# The projection kernels a deployment may run (static activation scales: no quantize step)
+SIMULATED_KERNELS = tuple(k for k in KERNELS if k != "cublas_quantize")
 
 
 class Machine(NamedTuple):
@@ -89,6 +90,10 @@ def machine(gpu, deployment: Deployment) -> Machine:
     ``gemm_latency``'s checks) if the GPU cannot run the deployment's kernel and formats, or
     if it is split over GPUs without NVLink."""
     check_kernel(gpu, deployment.kernel, deployment.activation, deployment.weight_bits, "fused")
+    if deployment.kernel not in SIMULATED_KERNELS:
+        raise ValueError(f"kernel {deployment.kernel!r} is not simulated (its quantize step is "
+                         f"not an operator of the graph); allowed values: "
+                         f"{', '.join(SIMULATED_KERNELS)}")
     if deployment.tensor_parallel > 1 and not gpu.nvlink_bandwidth:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
     link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
@@ -102,9 +107,10 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
-                            deployment.weight_bits, deployment.table_bits,
-                            group_size=deployment.group_size,
-                            zero_points=deployment.zero_points),
+                            Quant(weight_bits=deployment.weight_bits,
+                                  group_size=deployment.group_size,
+                                  zero_points=deployment.zero_points,
+                                  table_bits=deployment.table_bits)),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
         **{name: jnp.asarray(v, float) for name, v in values.items()})
 
@@ -136,15 +142,13 @@ def _stacked(values, shape):
     return jnp.stack([jnp.broadcast_to(jnp.asarray(v, float), shape) for v in values])
 
 
-def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> dict:
+def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
     """{name: device seconds} of ``ops`` on ``mach``: the projections in one tile-model
     evaluation of the deployment's kernel, attention and LM head in one FP16 evaluation
     (``count`` instances stacked along M: one kernel's waves and tile efficiency), each bounded
     below by its own DRAM traffic (attention: ``gemm_class_floor``); memory operators as a
-    roofline plus a kernel's fixed device time per launch; all-reduces over NVLink.
-    ``launch`` is accepted for backward compatibility and unused (the host is priced by
-    ``host_seconds``)."""
-    del launch
+    roofline plus a kernel's fixed device time per launch (``memory_seconds``); all-reduces
+    over NVLink. The host is priced by ``host_seconds``."""
     shape = jnp.broadcast_shapes(*(jnp.shape(x) for op in ops for x in op.sizes))
     tp = mach.tensor_parallel
     seconds = {}
@@ -157,10 +161,10 @@ def price(mach: Machine, deployment: Deployment, ops: list, *, launch=None) -> d
         else:
             rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
             dram = op.dram_bytes - jnp.where(op.fresh_bytes <= mach.fp16.l2, op.fresh_bytes, 0.0)
-            seconds[op.name] = (jnp.maximum(jnp.maximum(dram / mach.dram_bandwidth,
-                                                        op.cuda_flops / mach.cuda_core_flops),
-                                            rows)
-                                + op.launches * mach.kernel_latency * (op.kind == "memory"))
+            seconds[op.name] = memory_seconds(
+                dram, op.cuda_flops, op.launches * (op.kind == "memory"),
+                dram_bandwidth=mach.dram_bandwidth, cuda_core_flops=mach.cuda_core_flops,
+                kernel_latency=mach.kernel_latency, floor=rows)
     for kind in ("gemm", "attention"):
         group = [op for op in ops if op.kind == kind]
         if not group:
@@ -197,7 +201,9 @@ def _graph(deployment: Deployment) -> Deployment:
     keep = deployment.kernel in WIDTH_DEPENDENT_KERNELS
     return dataclasses.replace(deployment, weight_bits=deployment.weight_bits if keep else 16,
                                tensor_parallel=1, kv_cache="fp16", step_overhead=0.0,
-                               activation=activation, row_kernels="vectorized",
+                               activation=activation,
+                               row_kernels="eager" if deployment.row_kernels == "eager"
+                               else "vectorized",
                                group_size=deployment.group_size if keep else DEQUANT_GROUP,
                                zero_points=False)
 

@@ -45,6 +45,13 @@ E3 M. Mirai, "GPU Memory Bandwidth: What Your Profiler Isn't Telling You" (mikam
    gpu-memory-bandwidth, 2026), Nsight Compute on H100 SXM5: coalesced loads 2.8 of 3.35 TB/s.
 E4 alpaka-group/alpaka issue #1874 "Optimize Babelstream for GPU": BabelStream 4.0 on a GeForce
    RTX 2060 (GDDR6, 336 GB/s): triad 304.1 GB/s (90.5 %).
+C5 NVIDIA aiconfigurator, github.com/ai-dynamo/aiconfigurator@095f58a,
+   aic-core/src/aiconfigurator_core/systems/data/h100_sxm/gemm/trtllm/1.2.0rc5/gemm_perf.parquet:
+   TensorRT-LLM's BF16 and FP8 Linear on an H100 SXM, CUDA events over a CUDA graph
+   (measured/aiconfigurator_h100_sxm.yaml, role calibration; tools/transcribe_aiconfigurator.py;
+   the A100 SXM tables, also calibration, and the H200 SXM ones, validation, beside it).
+C6 idem, a100_sxm/gemm/trtllm/1.0.0: TensorRT-LLM's BF16, weight-only and SmoothQuant INT8
+   GEMMs on an A100 SXM (measured/aiconfigurator_a100_sxm.yaml, role calibration).
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
    device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
    role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
@@ -82,16 +89,21 @@ TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-
 # Achievable fractions of the tensor-core peaks, calibrated by tools/calibrate_gpu.py (each the
 # fraction leaving its rows unbiased): A100 16-bit on every 16-bit GEMM of a 400 W SXM4 module
 # in C1, C3 and C4 (9 rows, four modules, at the 1410 MHz boost clock; best and large shapes),
-# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), 8-bit on the
-# FP8 MAMF rows of C1 (their only measurement; the fraction with which the tile model
-# reproduces the row). The model's pipe overlap and fixed costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100, FP8_H200 = 0.9019, 0.7663, 0.7276, 0.7766
-# An 8-bit tensor-core GEMM reaches a smaller fraction of its peak than a 16-bit one (H100 MAMF
-# rows, C1, like for like: FP8 0.7276 vs BF16 0.9419 reproduce the two best shapes): twice the
-# MACs per operand byte leave the same fill, epilogue and scheduling costs a larger share. No
-# A100 INT8 measurement was found; the A100's (and RTX 3090's) INT8 fraction is its 16-bit one
-# times this ratio.
-EIGHT_BIT_RATIO = 0.7276 / 0.9419
+# H100 16-bit on the compute-bound projection GEMMs of C2 (applications' shapes), H100 FP8 by
+# TensorRT-LLM's kernels on the compute-bound (M >= 1024) FP8 GEMMs of C5 (its FP8 Linear, the
+# activation quantization priced: applications' shapes too; a library rate, as the FP8 kernels
+# of DeepGEMM and TileLang reach more of the peak, near C1's best-shape MAMF fraction). The
+# model's pipe overlap and fixed costs are inside the measured times.
+FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7663, 0.5377
+# The FP8 fractions with which the tile model reproduces C1's FP8 MAMF rows (best shapes)
+MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
+# The H200 FP8 fraction: the H100's times the ratio of their MAMF rows (C1, one search each)
+FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
+# The A100's INT8 fraction, calibrated on the compute-bound (M >= 1024) INT8 x INT8 GEMMs of
+# C6 (TensorRT-LLM's SmoothQuant CUTLASS kernels on an A100 SXM, applications' shapes); the
+# RTX 3090 (the same third-generation tensor core) takes it. (Before these measurements it was
+# the 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
+INT8_A100 = 0.7908
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
@@ -158,6 +170,7 @@ class GPUSpec:
     lut_activation: str = ""
     register_scale: int = 1
     dtype_efficiency: tuple = ()  # ((dtype, fraction), ...) where not tensor_efficiency
+    library_efficiency: tuple = ()  # ((library, dtype, fraction), ...): a library's own rate
     gemv_dram_efficiency: float = 0.0  # fraction of dram_bandwidth GEMM kernels stream at
     kernel_latency: float = 0.0  # device seconds per kernel
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
@@ -189,6 +202,8 @@ class GPUSpec:
                      ("gemv_dram_efficiency", self.gemv_dram_efficiency or 1.0),
                      ("allreduce_efficiency", self.allreduce_efficiency)]
         fractions += [(f"dtype_efficiency[{d}]", f) for d, f in self.dtype_efficiency]
+        fractions += [(f"library_efficiency[{lib}, {d}]", f)
+                      for lib, d, f in self.library_efficiency]
         for field, value in fractions:
             if not 0 < value <= 1:
                 raise ValueError(f"{self.name}: {field} must be in (0, 1], got {value!r}")
@@ -220,9 +235,12 @@ class GPUSpec:
         raise ValueError(f"{self.name} has no {dtype} tensor cores; allowed values: "
                          f"{', '.join(d for d, _ in self.tc_macs)}")
 
-    def efficiency(self, dtype: str) -> float:
-        """Achievable fraction of the ``dtype`` tensor-core peak."""
-        return dict(self.dtype_efficiency).get(dtype, self.tensor_efficiency)
+    def efficiency(self, dtype: str, library: str = "") -> float:
+        """Achievable fraction of the ``dtype`` tensor-core peak (by the kernels of ``library``
+        where it has its own measured rate, ``library_efficiency``)."""
+        own = {(lib, d): f for lib, d, f in self.library_efficiency}
+        return own.get((library, dtype), dict(self.dtype_efficiency).get(dtype,
+                                                                          self.tensor_efficiency))
 
     def tensor_peak(self, dtype: str, accumulate: str = "fp32") -> float:
         """Dense tensor-core peak, ops per second (2 per MAC)."""
@@ -275,7 +293,7 @@ A100 = GPUSpec(
     # microseconds"; LLMCompass measured 2.1e-5 s per torch.matmul call incl. synchronize).
     launch_overhead=3e-6,
     tensor_efficiency=FP16_A100,  # C1, C3, C4: SXM4 modules (tools/calibrate_gpu.py)
-    dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
+    dtype_efficiency=(("int8", INT8_A100),),  # C6
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
     # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
     # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak, a
@@ -318,7 +336,7 @@ RTX3090 = GPUSpec(
     # GeForce boards run GPU Boost above the listed 1695 MHz when power and temperature allow;
     # no public measurement of the clock under a sustained tensor-core load was found, so the
     # sustained clock is the listed boost clock.
-    tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", FP16_A100 * EIGHT_BIT_RATIO),),
+    tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", INT8_A100),),
     dram_efficiency=304.1 / 336, gemv_dram_efficiency=A100.gemv_dram_efficiency,
     kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
     dram_latency=A100.dram_latency,  # no GDDR6X latency measurement found: the A100's
@@ -343,8 +361,10 @@ H100 = GPUSpec(
     dram_bandwidth=3.35e12, dram=80 * GIB,  # S5
     launch_overhead=3e-6,
     tensor_efficiency=FP16_H100,  # C2
-    # C1: H100 SXM FP8 MAMF 1402.6 of 1979 TFLOPS; INT8 (same MACs per clock) assumed alike
-    dtype_efficiency=(("fp8", FP8_H100), ("int8", FP8_H100)),
+    # C1: the FP8 MAMF (cuBLASLt's best shape); INT8 (same MACs per clock) assumed alike; C5:
+    # TensorRT-LLM's FP8 GEMMs at applications' shapes, its own rate
+    dtype_efficiency=(("fp8", MAMF_FP8_H100), ("int8", MAMF_FP8_H100)),
+    library_efficiency=(("tensorrt_llm", "fp8", FP8_H100),),
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
@@ -353,11 +373,13 @@ H100 = GPUSpec(
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=1.05e-5, allreduce_efficiency=0.578)  # C2 (vidur_allreduce.yaml)
 
-# H200: same GH100 compute, L2, SM and NVLink as H100 SXM (S6); the FP8 MAMF was measured on
-# an H200 (C1); the other fractions are the H100's (same HBM memory controllers).
+# H200: same GH100 compute, L2, SM and NVLink as H100 SXM (S6); its FP8 fraction is the H100's
+# scaled by the two GPUs' FP8 MAMF rows (C1, C5); the other fractions are the H100's (same HBM
+# memory controllers).
 H200 = dataclasses.replace(
     H100, name="h200",
-    dtype_efficiency=(("fp8", FP8_H200), ("int8", FP8_H200)),  # C1: H200 FP8 MAMF 1453.4
+    dtype_efficiency=(("fp8", MAMF_FP8_H200), ("int8", MAMF_FP8_H200)),  # C1
+    library_efficiency=(("tensorrt_llm", "fp8", FP8_H200),),  # C1, C5
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
 GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}

@@ -55,6 +55,18 @@ T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, a
    fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
    along N (warp tile = the CTA's rows x 32), 2-4 stages, no split-K (TVM passes no
    workspace); a heuristic, not the fastest tile, picks one (``cutlass_heuristic``).
+T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQuantMatmulPlugin and
+   kernels/cutlass_kernels/cutlass_heuristic.cpp, get_candidate_tiles / get_candidate_configs):
+   the same fpA_intB CUTLASS kernels on sm80 tiles 16 x 128, 16 x 256, 32 x 128, 64 x 128,
+   128 x 128 (k-slab 64, four warps along N), 2-4 stages, serial split-K 1-7; the plugin
+   profiles every tactic when the engine is built and runs the fastest (selection
+   ``"fastest"``); for M < 5 (SMALL_M_FAST_PATH) it runs its batched GEMV CUDA kernel instead,
+   priced here by the 16-row tiles without split-K (both stream each weight once).
+T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: profileGemms, the
+   fastest tactic; cutlass_heuristic.cpp, the Int8 tiles 32 x 128, 64 x 128, 128 x 64 (k-slab
+   64), 64 x 64 (k-slab 128), 128 x 256, 256 x 128 with their warp tiles, 3-6 stages, serial
+   split-K 1-7); sm80 mma.sync kernels on every GPU (its sm90 tactics need the HOPPER flag,
+   which the INT8 runner does not set).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -101,6 +113,14 @@ FPA_INTB_ROWS, FPA_INTB_STAGES = (32, 64, 128), (2, 3, 4)
 # T7: Marlin's (tm, tn, tk, warp tile columns): the M <= 16 tile, then 1-4 blocks of 16 rows
 MARLIN_TILES = ((16, 128, 128, 64), *((16 * b, 256, 64, 64) for b in (1, 2, 3, 4)))
 MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's default)
+# T8: TensorRT-LLM weight-only (tm, tn) tiles, stages, split-K factors, and the M below which
+# the plugin runs its GEMV kernel
+TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
+TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS, TRTLLM_WO_GEMV_M = (2, 3, 4), tuple(range(1, 8)), 5
+# T9: TensorRT-LLM INT8 (tm, tn, tk, wm, wn) tiles and stages
+TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 64, 64, 64, 32),
+                     (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
+TRTLLM_INT8_STAGES = (3, 4, 5, 6)
 
 
 class Hardware(NamedTuple):
@@ -247,6 +267,22 @@ def fpa_intb_candidates() -> dict[str, np.ndarray]:
 def marlin_candidates() -> dict[str, np.ndarray]:
     """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages."""
     return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1) for tm, tn, tk, wn in MARLIN_TILES])
+
+
+@functools.cache
+def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
+    """T8 tactics: each tile at each stage count and serial split-K factor (warps 1 x 4)."""
+    return _table([(tm, tn, 64, stages, tm, tn / 4, 4, 0, split, 0)
+                   for (tm, tn), stages, split in itertools.product(
+                       TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)])
+
+
+@functools.cache
+def trtllm_int8_candidates() -> dict[str, np.ndarray]:
+    """T9 tactics: each tile at each stage count and serial split-K factor."""
+    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, split, 0)
+                   for (tm, tn, tk, wm, wn), stages, split in itertools.product(
+                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES, TRTLLM_WO_SPLITS)])
 
 
 def marlin_tile(m):
@@ -412,7 +448,9 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
 
 # ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
 CANDIDATE_TABLES = {"library": library_candidates, "fpa_intb": fpa_intb_candidates,
-                    "marlin": marlin_candidates, "custom": custom_candidates}
+                    "marlin": marlin_candidates, "custom": custom_candidates,
+                    "trtllm_weight_only": trtllm_weight_only_candidates,
+                    "trtllm_int8": trtllm_int8_candidates}
 
 
 def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
@@ -437,6 +475,8 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     useful_split &= work.persistent | (c["streamk"] == 0)
+    if work.tiles[0] == "trtllm_weight_only":  # T8: the GEMV below SMALL_M_FAST_PATH
+        useful_split &= (m >= TRTLLM_WO_GEMV_M) | ((c["tm"] == 16) & (c["split"] == 1))
     tiles_per_sm = jnp.where(c["streamk"] > 0, moved.tiles / hw.sms,
                              jnp.ceil(moved.tiles / hw.sms))
     # A mixed-input kernel's conversions issue from the warps that issue its MMAs, between

@@ -1,0 +1,75 @@
+"""The kernel libraries as records (lutcore.gpu._library): one Kernel per library kernel with
+its structure and source, Quant and Setup validated once, and gemm_latency taking the records
+or the loose keywords of earlier versions with the same result."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import lutcore.gpu as gpu
+
+
+def test_every_kernel_is_a_record_with_its_source():
+    assert set(gpu.KERNEL_LIBRARY) == set(gpu.KERNELS)
+    for name, record in gpu.KERNEL_LIBRARY.items():
+        assert record.name == name and record.source and record.library
+        assert gpu.kernel_record(record) is record
+    # the derived families follow the records' fields
+    assert set(gpu.DENSE_KERNELS) == {"cublas", "cublas_quantize", "trtllm_gemm",
+                                       "trtllm_smoothquant"}
+    assert "lut_tensor_core" not in gpu.TENSOR_CORE_KERNELS
+    assert "lut_gemm" not in gpu.DEQUANT_KERNELS and "marlin" in gpu.DEQUANT_KERNELS
+
+
+@pytest.mark.parametrize("loose,record", [
+    ({"weight_bits": 4, "group_size": 0}, {"quant": gpu.Quant(weight_bits=4, group_size=0)}),
+    ({"weight_bits": 8, "group_size": 32, "zero_points": True, "inputs": "integer"},
+     {"quant": gpu.Quant(weight_bits=8, group_size=32, zero_points=True),
+      "setup": gpu.Setup(inputs="integer")})])
+def test_records_and_loose_keywords_agree(loose, record):
+    m = np.array([1.0, 64.0, 4096.0])
+    a = gpu.gemm_latency(gpu.A100, "fpa_intb", m, 4096, 4096, **loose).seconds
+    b = gpu.gemm_latency(gpu.A100, gpu.KERNEL_LIBRARY["fpa_intb"], m, 4096, 4096,
+                         **record).seconds
+    np.testing.assert_array_equal(a, b)
+
+
+def test_marlin_group_scales_follow_the_quant():
+    """Marlin's conversions: 5/8 INT32 and 1 FP16 lane-op per weight, plus 1 with group scales
+    (marlin_cuda_kernel.cu), read off the record for the Quant."""
+    marlin = gpu.KERNEL_LIBRARY["marlin"]
+    assert marlin.work_for(gpu.Quant(weight_bits=4, group_size=0)).dequant_ops == (5 / 8, 1.0)
+    assert marlin.work_for(gpu.Quant(weight_bits=4, group_size=128)).dequant_ops == (5 / 8, 2.0)
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: gpu.Quant(weight_bits=5), "weight_bits 5 unknown"),
+    (lambda: gpu.Quant(group_size=-1), "group_size must be >= 0"),
+    (lambda: gpu.Quant(table_bits=12), "table_bits 12 unknown"),
+    (lambda: gpu.Setup(inputs="ones"), "inputs 'ones' unknown"),
+    (lambda: gpu.Setup(precompute="inline"), "precompute 'inline' unknown"),
+    (lambda: dataclasses.replace(gpu.KERNEL_LIBRARY["marlin"], unit="fpga"), "unit 'fpga'"),
+    (lambda: gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, stages=3), "unknown keyword"),
+    (lambda: gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, quant=gpu.Quant(), weight_bits=16),
+     "not both"),
+    (lambda: gpu.gemm_latency(gpu.A100, "marlin", 8, 8, 8, weight_bits=8),
+     "marlin weight_bits must be one of 4"),
+    (lambda: gpu.gemm_latency(gpu.A100, "nvfp4", 8, 8, 8), "unknown kernel 'nvfp4'")])
+def test_bad_records_name_the_field(make, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        make()
+
+
+def test_a_library_runs_at_its_own_rate():
+    """TensorRT-LLM's kernels (rates "tensorrt_llm") take the H100's FP8 rate calibrated on
+    its own GEMMs; cuBLAS at other libraries' rate the MAMF fraction; where a library has no
+    rate of its own (A100 FP16) both are the GPU's."""
+    m = np.array([8192.0])
+    h100 = {k: gpu.hardware(gpu.H100, k, "fp8", 8).macs for k in ("cublas", "trtllm_gemm")}
+    assert float(h100["trtllm_gemm"] / h100["cublas"]) == pytest.approx(
+        gpu.H100.efficiency("fp8", "tensorrt_llm") / gpu.H100.efficiency("fp8"))
+    assert gpu.H100.efficiency("fp8", "tensorrt_llm") < gpu.H100.efficiency("fp8")
+    a100 = [gpu.gemm_latency(gpu.A100, k, m, 4096, 4096).seconds
+            for k in ("cublas", "trtllm_gemm")]
+    np.testing.assert_array_equal(*a100)

@@ -1,0 +1,111 @@
+"""Transcribe aiconfigurator's GEMM timing tables into experiments/reference/measured/.
+
+NVIDIA's aiconfigurator (github.com/ai-dynamo/aiconfigurator) publishes, per GPU, framework and
+version, the latency of every GEMM kind its collectors time, in
+aic-core/src/aiconfigurator_core/systems/data/<gpu>/gemm/<framework>/<version>/gemm_perf.parquet
+(columns framework, version, device, op_name, kernel_source, gemm_dtype, m, n, k, latency in
+ms). What each kind runs, from the collectors (collector/trtllm/collect_gemm.py at the same
+commit; the TensorRT-engine collector collect_gemm_trt.py at cdd7ba5, the parent of the commit
+that removed it):
+
+- ``bfloat16``, ``fp8`` (``torch_flow``): TensorRT-LLM's PyTorch ``Linear`` (BF16 activations);
+  a CUDA graph over up to 5 weight copies (so the L2 does not hold the weights; one copy when
+  the weights exceed the L2), CUDA events, time per call. The FP8 weights carry no input scale,
+  so the Linear quantizes its activations dynamically (per tensor) before the FP8 GEMM, and the
+  time includes that step (the collector's own comment).
+- ``int8_wo``, ``int4_wo``: TensorRT's ``WeightOnlyQuantMatmul`` plugin (FP16 activations,
+  per-channel scales: ``QuantMode.from_description`` weight-only, no groups); ``sq``: the
+  ``SmoothQuantGemm`` plugin (INT8 x INT8, per-channel weight and per-tensor activation scales,
+  FP16 output; the activation quantization is a separate layer, not in the time). Timed by
+  TensorRT's per-layer profiler (``IProfiler``), one run: about 1 us resolution.
+
+Usage: python tools/transcribe_aiconfigurator.py <aiconfigurator git dir> [--commit SHA]
+(nothing is fetched; needs pyarrow, a tool-only dependency). Writes aiconfigurator_<gpu>.yaml
+for the A100 SXM and H100 SXM (role calibration) and the H200 SXM (role validation; roles fixed
+by issue 30 before any comparison): every M of ``MS`` at the (N, K) pairs of ``SHAPES``
+(the LLM projection sizes the experiments use, 4096-16384, and a smaller spread).
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+
+import pyarrow.parquet as pq
+from snapshot import snapshot_args, write_measured
+
+DATA = "aic-core/src/aiconfigurator_core/systems/data"
+# (N, K): square 4096 / 8192 projections, QKV- and FFN-like 3-4x rectangles both ways, and a
+# small 1024 / 4096 spread
+SHAPES = ((1024, 4096), (4096, 1024), (4096, 4096), (8192, 8192), (12288, 4096),
+          (4096, 12288), (16384, 4096), (4096, 16384))
+# the M of the A100 and H200 tables (the H100 tables add M +- 1 and more M < 17: left out)
+MS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 384, 512, 768, 1024, 2048, 4096,
+      8192)
+# gemm_dtype -> the set's lutcore.gpu kernel and formats
+KINDS = {
+    "bfloat16": {"kernel": "cublas", "act": "bf16"},
+    "fp8": {"kernel": "cublas_quantize", "act": "fp8"},
+    "sq": {"kernel": "trtllm_smoothquant", "act": "int8"},
+    "int8_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 8, "group_size": 0},
+    "int4_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 4, "group_size": 0},
+}
+# (folder, framework/version, lutcore device, role, form factor)
+TABLES = (
+    ("a100_sxm", "trtllm/1.0.0", "a100", "calibration", "A100 SXM4 (aiconfigurator a100_sxm)"),
+    ("h100_sxm", "trtllm/1.2.0rc5", "h100", "calibration", "H100 SXM5 (aiconfigurator h100_sxm)"),
+    ("h200_sxm", "trtllm/1.2.0rc5", "h200", "validation", "H200 SXM (aiconfigurator h200_sxm)"),
+)
+PROTOCOL = {
+    "timing": "device",
+    "method": "bfloat16 / fp8: CUDA graph of calls over up to 5 weight copies (L2 defeated), "
+              "CUDA events, time per call (collector/trtllm/collect_gemm.py); int8_wo / int4_wo "
+              "/ sq: TensorRT per-layer profiler, one run, the GEMM plugin's layer only "
+              "(collect_gemm_trt.py at cdd7ba5)",
+    "dtype": "bf16 (torch_flow), fp8 e4m3 with dynamic per-tensor activation quantization "
+             "(included), fp16 x int8/int4 weight-only per channel, int8 x int8 SmoothQuant",
+    "library": "TensorRT-LLM (version per file) and its cuBLAS / CUTLASS kernels",
+    "clocks": "default application clocks (not stated)",
+}
+
+
+def table(gitdir: str, commit: str, folder: str, version: str):
+    """The parquet table of one GPU and framework version as a dict of columns."""
+    path = f"{DATA}/{folder}/gemm/{version}/gemm_perf.parquet"
+    blob = subprocess.run(["git", "--git-dir", gitdir, "show", f"{commit}:{path}"], check=True,
+                          capture_output=True).stdout
+    return path, pq.read_table(io.BytesIO(blob)).to_pydict()
+
+
+def transcribe(gitdir: str, commit: str, folder: str, version: str, device: str, role: str,
+               form: str) -> dict:
+    path, columns = table(gitdir, commit, folder, version)
+    rows = list(zip(columns["gemm_dtype"], columns["m"], columns["n"], columns["k"],
+                    columns["latency"]))
+    sets = []
+    for kind, setup in KINDS.items():
+        for n, k in SHAPES:
+            points = sorted({(m, n, k, round(float(ms), 6)) for d, m, nn, kk, ms in rows
+                             if d == kind and (nn, kk) == (n, k) and m in MS})
+            if points:
+                sets.append({"name": f"{kind} N{n} K{k}", "kind": "gemm", "file": path,
+                             **setup, "columns": ["m", "n", "k", "ms"],
+                             "points": [list(p) for p in points]})
+    return {"source": f"ai-dynamo/aiconfigurator@{commit}",
+            "citation": "NVIDIA, aiconfigurator (ai-dynamo), per-GPU GEMM performance tables",
+            "role": role, "device": device, "form_factor": form, "protocol": PROTOCOL,
+            "sets": sets}
+
+
+def main():
+    gitdir, commit = snapshot_args(__doc__.splitlines()[0])
+    for folder, version, device, role, form in TABLES:
+        data = transcribe(gitdir, commit, folder, version, device, role, form)
+        header = (f"# Transcribed by tools/transcribe_aiconfigurator.py from "
+                  f"ai-dynamo/aiconfigurator@{commit}\n# ({DATA}/{folder}/gemm/{version}/"
+                  "gemm_perf.parquet); do not edit by hand.\n")
+        write_measured(f"aiconfigurator_{folder}.yaml", header, data)
+
+
+if __name__ == "__main__":
+    main()
