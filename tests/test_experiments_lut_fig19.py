@@ -37,11 +37,11 @@ def test_lut_tables_halve_with_symmetry():
 
 
 def test_lut_scale_gives_the_flops_ratio():
-    assert FIG19.lut_scale(gpu.A100, 4) == 2  # 4 x 1024 FP16 MACs = 2 x 512 x 4 tensor cores
+    assert FIG19.module.lut_scale(gpu.A100, 4) == 2  # 4 x 1024 FP16 MACs = 2 x 512 x 4 tensor cores
     lut = gpu.with_lut_tensor_core(gpu.A100, 2)
     assert lut.lut_peak(1) == pytest.approx(4 * gpu.A100.tensor_peak("fp16"))
     with pytest.raises(ValueError, match="LUT scale 1.5"):
-        FIG19.lut_scale(gpu.A100, 3)
+        FIG19.module.lut_scale(gpu.A100, 3)
 
 
 def test_roofs_points_and_steps(fig19):
@@ -65,7 +65,7 @@ def test_roofs_points_and_steps(fig19):
 
 def test_claims_follow_the_data(fig19):
     claims = {c.claim: c for c in FIG19.claims(fig19)}
-    assert list(claims) == list(FIG19.CLAIMS)
+    assert list(claims) == list(FIG19.claim_keys)
     assert claims["fp16_compute_bound"].holds and claims["naive_lut_memory_bound"].holds
     ridge = float(fig19.ridge.sel(roof="lut_int1"))
     moved = fig19.copy(deep=True)

@@ -56,13 +56,13 @@ def test_fig16_verdict_needs_ten_layer_rows():
     verdict counts GPU groups of at least MIN_ROWS rows, so with them alone it cannot hold; the
     22 H100 layer rows of LLMServingSim count, and the trust paragraph names each group."""
     ds = FIG16.run(make_config(FIG16, {"sources": ["llmcompass_a100.yaml"]}))
-    assert FIG16.mape(ds, "validation", "layer") < 5.21
+    assert FIG16.module.mape(ds, "validation", "layer") < 5.21
     claim = FIG16.claims(ds)[0]
     assert not claim.holds and "not counted: a100" in claim.ours
-    assert "Too few rows to judge: a100 layer" in FIG16.trust(ds)
+    assert "Too few rows to judge: a100 layer" in FIG16.module.trust(ds)
     ds = FIG16.run(make_config(FIG16, {"sources": ["llmservingsim_h100.yaml"]}))
-    layer = [r for r in FIG16.summary(ds) if r["category"] == "layer"][0]
-    assert layer["rows"] == 22 >= FIG16.MIN_ROWS
+    layer = [r for r in FIG16.module.summary(ds) if r["category"] == "layer"][0]
+    assert layer["rows"] == 22 >= FIG16.module.MIN_ROWS
     assert f"{layer['mape']:.2f} % over 22 validation" in FIG16.claims(ds)[0].ours
 
 
@@ -249,9 +249,9 @@ def test_table1_two_rows(tmp_path):
 def test_table1_density_arithmetic_finds_the_int8_row():
     """624 TOPs / (0.312 mm2 x 108 SMs) = 18.52, printed 17.73; every other row recomputes
     within the rounding of its printed peak and area."""
-    low, high = TABLE1.density_interval({"peak": 624, "area_mm2": 0.312}, 108)
+    low, high = TABLE1.module.density_interval({"peak": 624, "area_mm2": 0.312}, 108)
     assert low < 624 / (0.312 * 108) < high and 18.4 < low and high < 18.6
-    claim = TABLE1._density_arithmetic_claim(TABLE1)
+    claim = TABLE1.module._density_arithmetic_claim(TABLE1)
     assert claim.verdict == "paper-inconsistent" and claim.reason.startswith("A100 INT8 TC:")
     assert "A100 INT8 TC 624 / (0.312 x 108) = 18.52 (printed 17.73)" in claim.ours
 

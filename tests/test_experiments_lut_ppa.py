@@ -34,7 +34,7 @@ def test_fig11_density_and_peak():
         np.testing.assert_allclose(ds.density_other_acc.sel(design=design), other)
         kind = "fp" if act.startswith("fp") else "int"
         paper = ds.density.sel(boundary="paper")
-        assert FIG11.peak_k(paper, ds, kind)[act] == (2, 3, 4, 5)[int(np.argmax(
+        assert FIG11.module.peak_k(paper, ds, kind)[act] == (2, 3, 4, 5)[int(np.argmax(
             paper.sel(design=design).values))]
     claims = {c.claim: c for c in FIG11.claims(both)}
     assert set(claims) == {"int_peak_k", "fp_peak_k", "one_over_k_adders",

@@ -41,7 +41,7 @@ def test_fig7_claims_hold_and_mapping_is_eq2():
 
 
 def test_fig7_a_middle_line_that_sums_to_its_result_holds(monkeypatch):
-    real = FIG7.reference
+    real = FIG7.module.reference
 
     def fixed(paper, experiment, key):
         ref = real(paper, experiment, key)
@@ -49,10 +49,11 @@ def test_fig7_a_middle_line_that_sums_to_its_result_holds(monkeypatch):
             return dataclasses.replace(ref, value={**ref.value, "middle_q": [0, 1, 0, 0]})
         return ref
 
-    monkeypatch.setattr(FIG7, "reference", fixed)
-    claim = FIG7._middle_line_claim(FIG7, [-1.0, 1.0, -1.0, -1.0])
+    monkeypatch.setattr(FIG7.module, "reference", fixed)
+    claim = FIG7.module._middle_line_claim(FIG7, [-1.0, 1.0, -1.0, -1.0])
     assert claim.holds and claim.verdict == "holds"
-    assert FIG7._terms([2, -1, 0, 1]) == "2A - B + D" and FIG7._terms([-1, 0, 0, 3]) == "-A + 3D"
+    assert FIG7.module._terms([2, -1, 0, 1]) == "2A - B + D"
+    assert FIG7.module._terms([-1, 0, 0, 3]) == "-A + 3D"
 
 
 def test_fig7_mapping_for_other_widths():
