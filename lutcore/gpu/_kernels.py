@@ -37,6 +37,7 @@ import math
 import jax
 import numpy as np
 
+from lutcore import _checks as check
 from lutcore.lut import make_scheme, op_counts
 
 from ._specs import INPUT_DATA, INPUT_RATE, GPUSpec, check_accumulate
@@ -183,7 +184,9 @@ def check_kernel_accumulate(kernel: str, act: str, accumulate: str):
 
 def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompute: str,
                  accumulate: str = "fp32"):
-    """ValueError naming the bad argument and its allowed values."""
+    """ValueError naming the bad argument and its allowed values (TypeError for a ``gpu`` that
+    is not a ``GPUSpec``)."""
+    check_gpu(gpu)
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; allowed values: {', '.join(KERNELS)}")
     if act not in ACT_BYTES:
@@ -209,13 +212,18 @@ def check_kernel(gpu: GPUSpec, kernel: str, act: str, weight_bits: int, precompu
         gpu.tensor_macs(act)  # raises if this GPU lacks the format
 
 
+def check_gpu(gpu) -> GPUSpec:
+    """``gpu`` is a ``GPUSpec`` (a name is not: ``gpu_spec`` resolves one)."""
+    return check.instance("gpu", gpu, GPUSpec, "a GPUSpec such as lutcore.gpu.A100, or "
+                          "gpu_spec(name) of a name of lutcore.gpu.GPUS")
+
+
 def group_bytes(group_size: int = DEQUANT_GROUP, zero_points: bool = False) -> float:
     """DRAM bytes per weight of a dequantization kernel's group scales (and zero points):
     ``SCALE_BYTES`` each per ``group_size`` weights; 0 for ``group_size`` 0 (one scale per output
     channel: under 0.05 % of the weight bytes at K >= 4096, not counted). ValueError for a
     negative size."""
-    if group_size < 0:
-        raise ValueError(f"group_size must be >= 0 (0: per output channel), got {group_size}")
+    check.integers("group_size", group_size, min=0, note=" (0: per output channel)")
     return SCALE_BYTES * (1 + bool(zero_points)) / group_size if group_size else 0.0
 
 
@@ -231,6 +239,7 @@ def hardware(gpu: GPUSpec, kernel: str, act: str, weight_bits: int,
     The LUT arrays are assumed to reach the fraction of their peak that the MAC tensor cores
     reach on the same activation format (same SM operand delivery and clock behaviour; no LUT
     hardware to measure)."""
+    check_gpu(gpu)
     if inputs not in INPUT_DATA:
         raise ValueError(f"inputs {inputs!r} unknown; allowed values: {', '.join(INPUT_DATA)}")
     check_accumulate(act, accumulate)
@@ -314,6 +323,10 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     the spec's numbers enter as arrays (``hardware``), so GPU variants share one compilation.
     """
     check_kernel(gpu, kernel, act, weight_bits, precompute, accumulate)
+    for name, size in (("m", m), ("n", n), ("k", k)):  # real: the simulator's mean sizes
+        check.finite(name, size, min=1)
+    if lut_bits is not None:
+        check.positive_int("lut_bits", lut_bits)
     lut_bits = lut_bits or default_lut_bits(act)
     hw = hardware(gpu, kernel, act, weight_bits, lut_bits, inputs, group_size=group_size,
                   zero_points=zero_points, accumulate=accumulate)
@@ -351,6 +364,7 @@ def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int =
     """Datasheet peak ops per second (2 per MAC) of the unit ``kernel`` multiplies on: the
     tensor cores of ``act``, the LUT arrays for ``weight_bits``, or the FP16 CUDA cores
     (``lut_gemm``); no efficiency factor."""
+    check_gpu(gpu)
     if kernel == "lut_tensor_core":
         return gpu.lut_peak(weight_bits)
     if kernel == "lut_gemm":

@@ -43,6 +43,8 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
+from lutcore import _checks as check
+
 from ._kernels import DEQUANT_GROUP, default_lut_bits, lut_precompute_adds, lut_table_bytes
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
@@ -138,6 +140,9 @@ class Workload(NamedTuple):
 def workload(batch, tokens, context=None) -> Workload:
     """A ``Workload`` of float arrays; ``context`` defaults to ``tokens`` (the paper's BSx SEQy:
     x sequences of y tokens each, nothing cached before)."""
+    for name, size in (("batch", batch), ("tokens", tokens), ("context", context)):
+        if size is not None:
+            check.integers(name, size, min=1)
     batch, tokens = jnp.asarray(batch, float), jnp.asarray(tokens, float)
     context = tokens if context is None else jnp.asarray(context, float)
     batch, tokens, context = jnp.broadcast_arrays(batch, tokens, context)

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _checks as check
 from ._formats import FPFormat, as_format, check_rounding, to_float64
 from ._fused import MODELS, exfma_cascade, exsdotp
 
@@ -65,7 +66,8 @@ def accumulate_dot(a, b, *, src, dst, unit: str, rounding: str = "rne", model: s
     if model != "ideal" and unit != "exsdotp":
         raise ValueError(f"model={model!r} models the ExSdotp unit only, not unit={unit!r}")
     src, dst = as_format(src), as_format(dst)
-    a, b = jnp.asarray(a, src.dtype), jnp.asarray(b, src.dtype)
+    a, b = (jnp.asarray(check.patterns(f"accumulate_dot {name}", x, src), src.dtype)
+            for name, x in (("a", a), ("b", b)))
     if a.shape != b.shape or a.shape[-1] % 2:
         raise ValueError(f"a and b need one shape with an even last axis; got {a.shape}, {b.shape}")
     return _accumulate(a, b, src=src, dst=dst, unit=unit, rounding=check_rounding(rounding),

@@ -24,6 +24,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from .. import _checks as check
 from ._formats import FPFormat, as_format, from_float64, to_float64
 
 
@@ -36,7 +37,7 @@ def flush_operand(bits, fmt: str | FPFormat = "fp16"):
     """float64 value of each pattern as the adder reads it: exponent field 0 -> zero of its
     sign, exponent field all ones -> infinity of its sign."""
     fmt = as_format(fmt)
-    b = jnp.asarray(bits).astype(jnp.uint64)
+    b = jnp.asarray(check.patterns("flush_operand bits", bits, fmt)).astype(jnp.uint64)
     exponent = (b >> fmt.man_bits) & ((1 << fmt.exp_bits) - 1)
     negative = (b >> (fmt.width - 1)) & 1 == 1
     signed_zero = jnp.where(negative, -0.0, 0.0)
@@ -54,7 +55,8 @@ def fp_add_ftz(x, y, fmt: str | FPFormat = "fp16"):
     if not _exact_in_float64(fmt):
         raise ValueError(f"fp_add_ftz: {fmt} sums are not exact in float64; allowed: formats "
                          "with at most 5 exponent bits (fp16, fp8, fp8alt)")
-    return _add_ftz(x, y, fmt)
+    return _add_ftz(check.patterns("fp_add_ftz x", x, fmt), check.patterns("fp_add_ftz y", y, fmt),
+                    fmt)
 
 
 @functools.partial(jax.jit, static_argnames=("fmt",))

@@ -18,6 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import _checks as check
+
 ROUNDING_MODES = ("rne", "rtz", "rdn", "rup", "rmm", "rod")
 """Round to nearest even, toward zero, down (-inf), up (+inf), to nearest ties away from zero,
 and to odd (FPnew's ``ROD``, not an IEEE 754 mode: an inexact result gets LSB 1 and overflow
@@ -190,7 +192,7 @@ class Unpacked(NamedTuple):
 def decode(bits, fmt: str | FPFormat) -> Unpacked:
     """Unpack ``fmt`` bit patterns (any unsigned integer array) into exact integer fields."""
     fmt = as_format(fmt)
-    b = jnp.asarray(bits).astype(jnp.uint64)
+    b = jnp.asarray(check.patterns("decode bits", bits, fmt)).astype(jnp.uint64)
     man_mask = (1 << fmt.man_bits) - 1
     exp_mask = (1 << fmt.exp_bits) - 1
     sign = ((b >> (fmt.width - 1)) & 1).astype(bool)
@@ -295,7 +297,9 @@ def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):
 
 def convert(bits, src: str | FPFormat, dst: str | FPFormat, rounding: str = "rne"):
     """Cast ``src`` bit patterns to ``dst`` patterns with one rounding (NaN -> canonical NaN)."""
-    return _convert(jnp.asarray(bits), as_format(src), as_format(dst), check_rounding(rounding))
+    src = as_format(src)
+    return _convert(jnp.asarray(check.patterns("convert bits", bits, src)), src, as_format(dst),
+                    check_rounding(rounding))
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 3))
@@ -308,6 +312,7 @@ def _convert(bits, src: FPFormat, dst: FPFormat, rounding: str):
 def to_float64(bits, fmt: str | FPFormat):
     """Exact float64 values of ``fmt`` patterns (every format here fits float64 exactly)."""
     fmt = as_format(fmt)
+    check.patterns("to_float64 bits", bits, fmt)
     return _to_float64(jnp.asarray(bits, jnp.uint64) if fmt.width == 64 else jnp.asarray(bits),
                        fmt)
 

@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _checks as check
 from . import _rtl
 from ._formats import (
     FLAG_NV,
@@ -239,9 +240,11 @@ def _vsum(a, c, e, src, dst, rounding, model, lane) -> Outputs:
     return _sum3(terms, (False, False, False), dst, rounding, model, lane)
 
 
-def _operands(fmt_bits):
-    """Broadcast bit-pattern operands, each cast to its format's unsigned dtype."""
-    arrays = [jnp.asarray(x).astype(fmt.dtype) for x, fmt in fmt_bits]
+def _operands(op: str, named):
+    """Broadcast bit-pattern operands (name, patterns, format), each checked to be patterns of
+    its format and cast to the format's unsigned dtype."""
+    arrays = [jnp.asarray(check.patterns(f"{op} {name}", x, fmt)).astype(fmt.dtype)
+              for name, x, fmt in named]
     return jnp.broadcast_arrays(*arrays)
 
 
@@ -291,7 +294,8 @@ def exsdotp_rtl_trace(a, b, c, d, e, *, src, dst, rounding="rne", lane=None) -> 
 def _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, outputs, op):
     src, dst = as_format(src), as_format(dst)
     _check_pair(src, dst, op)
-    ops = _operands([(a, src), (b, src), (c, src), (d, src), (e, dst)])
+    ops = _operands(op, [("a", a, src), ("b", b, src), ("c", c, src), ("d", d, src),
+                         ("e", e, dst)])
     return _pick(_exsdotp(*ops, **_kernel_args(src, dst, rounding, model, lane, op)), outputs)
 
 
@@ -303,7 +307,7 @@ def exfma(a, b, c, *, src, dst, rounding="rne"):
     src, dst = as_format(src), as_format(dst)
     if src != dst:
         _check_pair(src, dst, "exfma")
-    ops = _operands([(a, src), (b, src), (c, dst)])
+    ops = _operands("exfma", [("a", a, src), ("b", b, src), ("c", c, dst)])
     return _exfma(*ops, **_kernel_args(src, dst, rounding, "ideal", None, "exfma")).bits
 
 
@@ -347,6 +351,6 @@ def _vsum_outputs(a, c, e, fmt, rounding, model, lane, outputs):
     fmt = as_format(fmt)
     if fmt.name in FORMATS and fmt.name not in VSUM_FORMATS:
         raise ValueError(f"vsum: {fmt} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
-    ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
+    ops = _operands("vsum", [("a", a, fmt), ("c", c, fmt), ("e", e, fmt)])
     return _pick(_vsum(*ops, **_kernel_args(fmt, fmt, rounding, model, lane, "vsum", vsum=True)),
                  outputs)

@@ -56,6 +56,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _checks as check
 from ._blocks import Cost, clog2, gates, incrementer, ripple_adder, series, xp
 from ._cells import NANGATE45, CellLibrary
 
@@ -161,6 +162,7 @@ PREFIX = {
 
 def prefix_adder(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit adder with carry-in on the ``network`` prefix tree (see the module docstring)."""
+    check.integers("prefix_adder bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     net = PREFIX[network]
     columns = bits + 1
@@ -177,6 +179,7 @@ def prefix_adder(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
 def prefix_incrementer(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1: carries c_i = AND of the bits below i by a prefix network of NAND2/NOR2
     nodes over the bits columns, sums a_i XOR c_i."""
+    check.integers("prefix_incrementer bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     net = PREFIX[network]
     nodes = net.nodes(bits)
@@ -197,6 +200,7 @@ def _blocks_of(bits):
 
 def carry_select_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit carry-select adder with carry-in (module docstring)."""
+    check.integers("carry_select_adder bits", bits, min=0)
     ns = xp(bits)
     bits = ns.asarray(bits, dtype=float)
     k, blocks = _blocks_of(bits)
@@ -211,6 +215,7 @@ def carry_select_incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1 in carry-select blocks: an HA chain per block (its carry-out: the block is
     all ones), a MUX2 per bit of the later blocks choosing the block or the block + 1, an AND2
     chain of the block carries."""
+    check.integers("carry_select_incrementer bits", bits, min=0)
     ns = xp(bits)
     bits = ns.asarray(bits, dtype=float)
     k, blocks = _blocks_of(bits)
@@ -298,6 +303,8 @@ def dadda(heights: tuple[int, ...]) -> Dadda:
 def booth_dadda_multiplier(n_bits, m_bits, adder, library: CellLibrary = NANGATE45) -> Cost:
     """n x m unsigned radix-4 Booth multiplier with a Dadda tree and ``adder(bits)`` as its
     final adder (module docstring). n_bits, m_bits: Python ints (the tree is counted)."""
+    check.integers("booth_dadda_multiplier n_bits", n_bits, min=0)
+    check.integers("booth_dadda_multiplier m_bits", m_bits, min=0)
     n, m = int(n_bits), int(m_bits)
     rows = booth_rows(m)
     tree = dadda(booth_heights(n, m))

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _checks as check
 from . import _timing
 from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, clog2, parallel, per_cell, series, times, xp
 from ._cells import NANGATE45, Scale
@@ -387,6 +388,8 @@ def unit_spec(method: str, act, weight, m, n, k, *, boundary: str = "paper",
     if method not in BUILDERS:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
     lib = _library(library)
+    for name, size in (("m", m), ("n", n), ("k", k)):
+        check.integers(name, size, min=1)
     a, w = _formats(act, weight, len(np.broadcast_shapes(*map(np.shape, (m, n, k)))), method)
     if entry is not None and (method not in LUT_METHODS or entry not in TABLE_ENTRIES):
         raise ValueError(f"entry {entry!r}: a table-entry format of the LUT methods; allowed "
@@ -501,6 +504,8 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = 
     if operand_registers and boundary == "paper":
         raise ValueError("operand_registers=True: the paper boundary has no operand registers; "
                          "allowed values at boundary='paper': None, False")
+    if clock_ghz is not None:
+        check.finite("clock_ghz", clock_ghz, above=0)
     spec = unit_spec(method, act, weight, m, n, k, boundary=boundary, entry=entry,
                      accumulator=accumulator, table_share=table_share, library=library)
     if clock_ghz is None:
@@ -570,6 +575,7 @@ def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0,
     if node not in (native, "28nm"):
         raise ValueError(f"unknown node {node!r}; allowed values: '{native}', '28nm'")
     check_activity(activity)
+    check.finite("freq_ghz", freq_ghz, above=0)
     scaled = node == "28nm"
     energy = ppa.dynamic_energy if activity == "random" else ppa.dc_default_energy
     area = ppa.area * (ppa.to_28nm.area if scaled else 1.0) * 1e-6

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from .. import _checks as check
 from . import _archs
 from ._blocks import (
     Blocks,
@@ -157,8 +158,8 @@ def period_ps(freq_ghz: float, library: str | CellLibrary = "nangate45", *,
     ``worst_case``) in ps of ``library``: to typical by ``WORST_CASE_SLOWDOWN``, to 28nm by
     constant-field delay scaling (x 28 / node_nm), to the library by its yardstick."""
     lib = _library(library)
-    if freq_ghz <= 0:
-        raise ValueError(f"freq_ghz must be positive, got {freq_ghz}")
+    check.finite("freq_ghz", freq_ghz, above=0)
+    check.finite("node_nm", node_nm, above=0)
     period = 1e3 / freq_ghz
     if worst_case:
         period /= WORST_CASE_SLOWDOWN
