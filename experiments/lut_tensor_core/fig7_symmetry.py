@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 import lutcore.lut as lut
-from experiments import ConfigError, markdown_table, paper_claim, reference
+from experiments import ConfigError, Footprint, markdown_table, paper_claim, reference
 
 ID = "lut-fig7"
 TITLE = ("Reinterpreting {0,1} as {-1,1}: symmetric tables of half the size "
@@ -39,6 +39,10 @@ class Config:
     gemm_n: int = 64
     gemm_k: int = 256
     seed: int = 0
+
+    FOOTPRINT = Footprint(((5e8, ()), (64.0, ("gemm_k", "gemm_n")), (64.0, ("gemm_m", "gemm_k"))),
+                          "64 B per gemm_k x (gemm_n + gemm_m), 2026-12-05: peaks of 472 and 572 "
+                          "MB for 8 x 8 x 64 and 256 x 256 x 4096")
 
     def __post_init__(self):
         if not 1 <= self.w_bits <= 8:
