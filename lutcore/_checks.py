@@ -3,24 +3,46 @@ code, bit pattern and real parameter obeys, and of their messages.
 
 Each check raises ``ValueError`` (``TypeError`` for an object of the wrong kind) naming the
 argument, the value found and the allowed range, and returns the value unchanged. A check runs
-once per public call, on concrete values; a value traced by ``jax.jit`` or ``jax.vmap`` passes
+once per public call, on concrete values: a value traced by ``jax.jit`` or ``jax.vmap`` passes
 through unchecked (the caller that traces it checks its own inputs), so no check enters
-compiled code.
+compiled code; and a public function marked ``entry`` switches off the checks of the public
+functions it calls (a tensor core prices hundreds of blocks from its own checked sizes).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import threading
 
 import jax
 import numpy as np
 
-__all__ = ["codes", "finite", "instance", "integers", "patterns", "positive_int"]
+__all__ = ["codes", "entry", "finite", "instance", "integers", "patterns", "positive_int"]
+
+_DEPTH = threading.local()  # public calls in progress on this thread
 
 
-def _traced(value) -> bool:
-    return isinstance(value, jax.core.Tracer)
+def entry(function):
+    """Mark a public function: the checks its own body makes run; those of the public
+    functions it calls in turn do not (their arguments are computed from checked ones), so a
+    call is checked once however many blocks it prices."""
+    @functools.wraps(function)
+    def checked_once(*args, **kwargs):
+        depth = getattr(_DEPTH, "value", 0)
+        _DEPTH.value = depth + 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _DEPTH.value = depth
+    return checked_once
+
+
+def _skipped(value) -> bool:
+    """True where a check steps aside: a value traced by jit/vmap, or a call made by another
+    public function (``entry``)."""
+    return getattr(_DEPTH, "value", 0) > 1 or isinstance(value, jax.core.Tracer)
 
 
 def _first_bad(array: np.ndarray, bad: np.ndarray):
@@ -53,7 +75,7 @@ def integers(name: str, value, *, min=1, max=None, note: str = ""):
     (what the bound keeps). NaN, inf, bools and strings are refused."""
     if type(value) is int and (min is None or value >= min) and (max is None or value <= max):
         return value  # the common case, without numpy
-    if _traced(value):
+    if _skipped(value):
         return value
     allowed = _range(min, max, "integers") + note
     array = _real_array(name, value, allowed)
@@ -81,7 +103,7 @@ def positive_int(name: str, value, *, min=1, max=None, note: str = "") -> int:
 def finite(name: str, value, *, min=None, max=None, above=None):
     """Finite reals (scalars or arrays) within [min, max], or strictly above ``above`` (a
     clock, a scale, a fraction)."""
-    if _traced(value):
+    if _skipped(value):
         return value
     kind = "finite numbers" + (f" > {above}" if above is not None else "")
     allowed = _range(min, max, kind)
@@ -107,7 +129,7 @@ def finite(name: str, value, *, min=None, max=None, above=None):
 def codes(name: str, value, levels: int, *, what: str = "codes", low: int = 0):
     """An integer array (integer dtype: a float is a value, not a code) whose entries lie in
     [low, low + levels): weight codes, trits, table indices."""
-    if _traced(value):
+    if _skipped(value):
         return value
     high = low + levels - 1
     allowed = f"integer {what} in [{low}, {high}]"

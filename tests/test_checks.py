@@ -116,6 +116,8 @@ OTHERS = {  # (call, message): the same kinds of argument in the other public fu
     "metrics freq": (lambda: ppa.metrics(ppa.tensor_core("mac", "int8", "int2", 2, 4, 4),
                                          freq_ghz=NAN), "freq_ghz: nan is not allowed"),
     "power_of_two_shapes": (lambda: ppa.power_of_two_shapes(0), "total: 0 is not allowed"),
+    "best_arrays": (lambda: ppa.best_arrays("mac", "int8", "int2", (64, 0)),
+                    "total: 0 is not allowed"),
     "operand_delivery": (lambda: ppa.operand_delivery("mac", "int8", "int2", 2, -4, 4),
                          "n: -4 is not allowed"),
     "release_lut_array": (lambda: ppa.release_lut_array(m=0), "m: 0 is not allowed"),
@@ -145,6 +147,8 @@ OTHERS = {  # (call, message): the same kinds of argument in the other public fu
     "exfma": (lambda: nm.exfma(1, 1, 0x10000, src="fp16", dst="fp16"), "exfma c: 65536"),
     "exvsum": (lambda: nm.exvsum(1, 2.0, 3, src="fp8", dst="fp16"), "exvsum c: fp8 bit patterns "
                                                                     "must be integers"),
+    "exfma_cascade": (lambda: nm.exfma_cascade(1, 1, 1, 1, 1 << 16, src="fp8", dst="fp16"),
+                      "exfma c: 65536"),
     "vsum": (lambda: nm.vsum(1, 2, 1 << 16, fmt="fp16"), "vsum e: 65536"),
     "flush_operand": (lambda: nm.flush_operand([70000]), "flush_operand bits: 70000"),
     "fp_add_ftz": (lambda: nm.fp_add_ftz(1, 0.5), "fp_add_ftz y: fp16 bit patterns must be"),
@@ -159,6 +163,26 @@ def test_public_functions_refuse_bad_sizes_codes_and_patterns(case):
     call, message = OTHERS[case]
     with pytest.raises(TypeError if "GPUSpec" in message else ValueError, match=message):
         call()
+
+
+def test_a_public_call_checks_its_own_arguments_once_not_its_blocks(monkeypatch):
+    calls = []
+    real = check.integers
+
+    def spy(name, *args, **kwargs):  # the checks that run, not those that step aside
+        if getattr(check._DEPTH, "value", 0) <= 1:
+            calls.append(name)
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(check, "integers", spy)
+    ppa.tensor_core("mac", "fp16", "int2", 2, 64, 4)
+    assert calls == ["m", "n", "k"]  # the builders' hundreds of blocks: none
+    calls.clear()
+    ppa.array_multiplier(8, 4)
+    assert calls == ["array_multiplier n_bits", "array_multiplier m_bits"]
+    with pytest.raises(ValueError, match="m: 0"):  # the nesting ends with the call, even raising
+        ppa.tensor_core("mac", "fp16", "int2", 0, 64, 4)
+    with pytest.raises(ValueError, match="ripple_adder bits: -1"):
+        ppa.ripple_adder(-1)
 
 
 def test_traced_values_pass_unchecked_so_compiled_code_has_no_check():

@@ -296,6 +296,7 @@ def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
                           for name, x in result._asdict().items()})
 
 
+@check.entry
 def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
                  weight_bits: int = 16, precompute: str = "fused",
                  lut_bits: int | None = None, inputs: str = "random",
@@ -339,6 +340,7 @@ def gemm_latency(gpu: GPUSpec, kernel: str, m, n, k, *, act: str = "fp16",
     return result._replace(seconds=result.seconds + pre, precompute=pre + 0 * result.seconds)
 
 
+@check.entry
 def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: str = "fp16",
                    weight_bits: int = 16, stages: int = STAGES,
                    lut_bits: int | None = None, accumulate: str = "fp32") -> Occupancy:
@@ -360,6 +362,7 @@ def tile_occupancy(gpu: GPUSpec, kernel: str, tile: tuple, warp: tuple, *, act: 
     return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})
 
 
+@check.entry
 def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int = 16) -> float:
     """Datasheet peak ops per second (2 per MAC) of the unit ``kernel`` multiplies on: the
     tensor cores of ``act``, the LUT arrays for ``weight_bits``, or the FP16 CUDA cores

@@ -137,6 +137,7 @@ class Workload(NamedTuple):
     context: jnp.ndarray
 
 
+@check.entry
 def workload(batch, tokens, context=None) -> Workload:
     """A ``Workload`` of float arrays; ``context`` defaults to ``tokens`` (the paper's BSx SEQy:
     x sequences of y tokens each, nothing cached before)."""

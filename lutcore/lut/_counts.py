@@ -33,6 +33,7 @@ class OpCounts(NamedTuple):
     weight_fanout: int  # MUX units each weight index is broadcast to (the unit's M)
 
 
+@check.entry
 def op_counts(m: int, n: int, ktot: int, *, scheme: TableScheme, lut_bits: int = 16,
               unit: LMMA = LMMA(), shared_precompute: bool = True) -> OpCounts:
     """Count the work of a LUT mpGEMM executed on ``unit``-shaped LUT arrays.

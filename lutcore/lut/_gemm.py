@@ -149,6 +149,7 @@ def _prepare(w, scale, zero, scheme):
     return select.at[rows, columns].add(coeff * s_eff[..., None])
 
 
+@check.entry
 def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
     """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments)."""
     w = w if isinstance(w, jax.Array) else np.asarray(w)
@@ -165,6 +166,7 @@ def _prepare_layers(w, scale, zero, scheme):
     return lax.map(lambda layer: _prepare(*layer, scheme), (w, scale, zero))
 
 
+@check.entry
 def prepare_layers(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
     """``prepare_weights`` of a stack of layers: w [L, N, Ktot] codes; scale, zero: scalars or
     arrays with a leading layer axis, [L] or [L, N] or [L, N, S] (each layer's as
@@ -187,6 +189,7 @@ def _apply(a, select, scheme, table_bits):
     return tables.reshape(a.shape[0], -1) @ select
 
 
+@check.entry
 def apply_weights(a, prepared: PreparedWeights, *, table_bits=None):
     """[M, N] = a @ W.T of prepared weights: precompute the tables of a [M, Ktot] (quantized to
     INT``table_bits`` if given), then all lookups as one contraction with the selection tensor."""
@@ -206,6 +209,7 @@ def _gather_gemm(a, w, scale, zero, scheme, table_bits):
     return lookup_sum(tables, entry, coeff * s_eff[..., None], method="gather")
 
 
+@check.entry
 def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
              lookup: str = "auto"):
     """[M, N] = a @ (scale * (w - zero)).T through the tables of ``scheme`` (any of SCHEMES).
@@ -217,12 +221,12 @@ def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
     """
     a, w = _check_operands(a, w, scheme)
     _check_table_bits(table_bits)
+    _check_affine(scale, zero)
     if lookup not in LOOKUPS:
         raise ValueError(f"lookup {lookup!r} unknown; allowed values: {', '.join(LOOKUPS)}")
     if lookup == "auto":
         lookup = "onehot" if scheme.entries <= ONEHOT_MAX_ENTRIES else "gather"
     if lookup == "gather":
-        _check_affine(scale, zero)
         return _gather_gemm(a, w, scale, zero, scheme, table_bits)
     return apply_weights(a, prepare_weights(w, scheme, scale=scale, zero=zero),
                          table_bits=table_bits)
@@ -372,6 +376,7 @@ def _tiled(a, w, scale, zero, instr):
     return _round_accum(acc * s_eff[:, 0], instr.out)
 
 
+@check.entry
 def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
     """A full mpGEMM as the LMMA instruction stream computes it, with its roundings.
 
@@ -388,6 +393,7 @@ def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
     return _tiled(a, w, scale, zero, instr)
 
 
+@check.entry
 def lmma_instructions(m: int, n: int, ktot: int, instr: LMMA) -> int:
     """LMMA instructions a [m, ktot] x [n, ktot] mpGEMM issues (tiles padded up)."""
     for name, size in (("m", m), ("n", n), ("ktot", ktot)):

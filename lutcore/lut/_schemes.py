@@ -170,6 +170,7 @@ def _ternary(k, _w_bits, _):
         lambda s, z: (s, z - 1), (0, -1))
 
 
+@check.entry
 def pack_ternary(t):
     """Pack ternary weights t in {-1, 0, 1}, [..., 3G], into 5-bit codes [..., G] (uint8)."""
     t = jnp.asarray(check.integers("pack_ternary t", t, min=-1, max=1))
@@ -181,6 +182,7 @@ def pack_ternary(t):
     return jax.vmap(encode)(flat)[:, 0].reshape(groups.shape[:-1]).astype(jnp.uint8)
 
 
+@check.entry
 def unpack_ternary(codes):
     """Inverse of ``pack_ternary``: 5-bit codes [..., G] -> ternary weights [..., 3G] (int8)."""
     check.codes("unpack_ternary codes", codes, 32, what="5-bit ternary codes")

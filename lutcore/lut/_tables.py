@@ -12,6 +12,7 @@ from lutcore import _checks as check
 from ._schemes import TableScheme
 
 
+@check.entry
 def group_activations(a, k: int):
     """[M, Ktot] -> [M, G, k], G = ceil(Ktot/k); padded activations are 0 and add nothing."""
     check.positive_int("k", k)
@@ -38,6 +39,7 @@ def _precompute_tables(a, scheme: TableScheme):
     return groups @ jnp.asarray(scheme.coefficients).T
 
 
+@check.entry
 def symmetric_quantize(x, bits: int):
     """Symmetric INTb quantization along the last axis, as per-table (or per-token) scaling.
 

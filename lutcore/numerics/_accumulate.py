@@ -51,6 +51,7 @@ def _accumulate(a, b, src: FPFormat, dst: FPFormat, unit: str, rounding: str, mo
     return history if unit == "fp64" else to_float64(history, dst)
 
 
+@check.entry
 def accumulate_dot(a, b, *, src, dst, unit: str, rounding: str = "rne", model: str = "ideal"):
     """Running dot product of ``a`` and ``b`` as computed by one unit, after every step.
 

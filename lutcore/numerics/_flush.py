@@ -33,6 +33,7 @@ def _exact_in_float64(fmt: FPFormat) -> bool:
     return fmt.emax - (fmt.emin - fmt.man_bits) + 2 <= 53
 
 
+@check.entry
 def flush_operand(bits, fmt: str | FPFormat = "fp16"):
     """float64 value of each pattern as the adder reads it: exponent field 0 -> zero of its
     sign, exponent field all ones -> infinity of its sign."""
@@ -47,6 +48,7 @@ def flush_operand(bits, fmt: str | FPFormat = "fp16"):
                                to_float64(b, fmt)))
 
 
+@check.entry
 def fp_add_ftz(x, y, fmt: str | FPFormat = "fp16"):
     """x + y on ``fmt`` bit patterns, flush-to-zero and without NaN (module docstring); returns
     ``fmt`` patterns. Element-wise; ``fmt`` must be narrow enough that float64 adds exactly

@@ -189,6 +189,7 @@ class Unpacked(NamedTuple):
     is_nan: jnp.ndarray
 
 
+@check.entry
 def decode(bits, fmt: str | FPFormat) -> Unpacked:
     """Unpack ``fmt`` bit patterns (any unsigned integer array) into exact integer fields."""
     fmt = as_format(fmt)
@@ -295,6 +296,7 @@ def encode_special(is_nan, is_inf, sign, finite_bits, fmt: FPFormat):
     return jnp.where(is_nan, jnp.asarray(fmt.qnan_bits, fmt.dtype), out)
 
 
+@check.entry
 def convert(bits, src: str | FPFormat, dst: str | FPFormat, rounding: str = "rne"):
     """Cast ``src`` bit patterns to ``dst`` patterns with one rounding (NaN -> canonical NaN)."""
     src = as_format(src)
@@ -309,6 +311,7 @@ def _convert(bits, src: FPFormat, dst: FPFormat, rounding: str):
     return encode_special(u.is_nan, u.is_inf, u.sign, finite, dst)
 
 
+@check.entry
 def to_float64(bits, fmt: str | FPFormat):
     """Exact float64 values of ``fmt`` patterns (every format here fits float64 exactly)."""
     fmt = as_format(fmt)

@@ -263,6 +263,7 @@ def _kernel_args(src: FPFormat, dst: FPFormat, rounding, model: str, lane, op: s
                 lane=lane)
 
 
+@check.entry
 def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """Expanding sum of dot products a*b + c*d + e (``fpnew_sdotp``).
 
@@ -275,6 +276,7 @@ def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None
     return _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, ("bits",), "exsdotp")
 
 
+@check.entry
 def exsdotp_flags(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """``exsdotp`` and its status flags: (patterns, uint8 flags with NV, DZ, OF, UF, NX as bits
     4..0, RISC-V's fflags layout). The ideal model's flags are IEEE 754 with RISC-V's choices
@@ -284,6 +286,7 @@ def exsdotp_flags(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lan
                             "exsdotp")
 
 
+@check.entry
 def exsdotp_rtl_trace(a, b, c, d, e, *, src, dst, rounding="rne", lane=None) -> Outputs:
     """The rtl model's ``Outputs``: patterns, flags and whether the first adder folded bits of
     the intermediate addend into its sticky bit (the cause of most departures from IEEE)."""
@@ -299,6 +302,7 @@ def _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, outputs, op
     return _pick(_exsdotp(*ops, **_kernel_args(src, dst, rounding, model, lane, op)), outputs)
 
 
+@check.entry
 def exfma(a, b, c, *, src, dst, rounding="rne"):
     """Expanding fused multiply-add a*b + c, one rounding; ``a, b`` in ``src``, ``c`` in ``dst``.
 
@@ -321,6 +325,7 @@ def _unit_multipliers(a, src: FPFormat):
     return jnp.full(jnp.shape(a), src.bias << src.man_bits, src.dtype)
 
 
+@check.entry
 def exvsum(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """Expanding vector sum a + c + e: ``a, c`` in ``src``, ``e`` in ``dst``. The unit runs it
     as ExSdotp with b = d = 1 (paper Sec. III-B), and so does this function."""
@@ -329,6 +334,7 @@ def exvsum(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
                             "exvsum")
 
 
+@check.entry
 def exvsum_flags(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """``exvsum`` and its status flags, as ``exsdotp_flags``."""
     one = _unit_multipliers(a, as_format(src))
@@ -336,12 +342,14 @@ def exvsum_flags(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None)
                             ("bits", "flags"), "exvsum")
 
 
+@check.entry
 def vsum(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
     """Non-expanding three-term sum a + c + e, all in ``fmt``, rounded once (paper Eq. 6).
     ``model``/``lane`` as for ``exsdotp``; the unit reads all three in its destination fields."""
     return _vsum_outputs(a, c, e, fmt, rounding, model, lane, ("bits",))
 
 
+@check.entry
 def vsum_flags(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
     """``vsum`` and its status flags, as ``exsdotp_flags``."""
     return _vsum_outputs(a, c, e, fmt, rounding, model, lane, ("bits", "flags"))

@@ -160,6 +160,7 @@ PREFIX = {
 }
 
 
+@check.entry
 def prefix_adder(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit adder with carry-in on the ``network`` prefix tree (see the module docstring)."""
     check.integers("prefix_adder bits", bits, min=0)
@@ -176,6 +177,7 @@ def prefix_adder(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
                  BUF=buffers, delay=delay)
 
 
+@check.entry
 def prefix_incrementer(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1: carries c_i = AND of the bits below i by a prefix network of NAND2/NOR2
     nodes over the bits columns, sums a_i XOR c_i."""
@@ -198,6 +200,7 @@ def _blocks_of(bits):
     return k, ns.where(bits > 0, ns.ceil(bits / ns.maximum(k, 1) - 1e-9), 0.0)
 
 
+@check.entry
 def carry_select_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit carry-select adder with carry-in (module docstring)."""
     check.integers("carry_select_adder bits", bits, min=0)
@@ -211,6 +214,7 @@ def carry_select_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     return _where(split, selected, ripple_adder(bits, library))
 
 
+@check.entry
 def carry_select_incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1 in carry-select blocks: an HA chain per block (its carry-out: the block is
     all ones), a MUX2 per bit of the later blocks choosing the block or the block + 1, an AND2
@@ -300,6 +304,7 @@ def dadda(heights: tuple[int, ...]) -> Dadda:
     return Dadda(full, half, stages, pairs[0] if pairs else len(h))
 
 
+@check.entry
 def booth_dadda_multiplier(n_bits, m_bits, adder, library: CellLibrary = NANGATE45) -> Cost:
     """n x m unsigned radix-4 Booth multiplier with a Dadda tree and ``adder(bits)`` as its
     final adder (module docstring). n_bits, m_bits: Python ints (the tree is counted)."""

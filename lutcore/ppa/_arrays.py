@@ -477,6 +477,7 @@ def price(spec: UnitSpec, built: Datapath) -> ArrayPPA:
                    spec.blocks.library)
 
 
+@check.entry
 def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str = "paper",
                 operand_registers: bool | None = None, entry: str | None = None,
                 accumulator: str | None = None, table_share: int | None = None,
@@ -565,6 +566,7 @@ class Metrics(NamedTuple):
     meets_timing: jnp.ndarray = None
 
 
+@check.entry
 def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0,
             activity: str = "random") -> Metrics:
     """``ppa`` as the paper reports it: at ``node`` ("28nm": the library scaled onto the paper's

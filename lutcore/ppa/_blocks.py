@@ -98,6 +98,7 @@ def parallel(*parts: Cost) -> Cost:
     return Cost(sum(p.cells for p in parts), delay)
 
 
+@check.entry
 def times(part: Cost, n) -> Cost:
     """``n`` copies of ``part`` side by side (n may be an array)."""
     check.integers("times n", n, min=0)
@@ -117,6 +118,7 @@ def clog2(x):
 # Integer datapath
 
 
+@check.entry
 def ripple_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit ripple-carry adder with carry-in: one FA per bit; carry chain then the last sum."""
     check.integers("ripple_adder bits", bits, min=0)
@@ -134,6 +136,7 @@ def ripple_partial_adder(width, overlap, library: CellLibrary = NANGATE45) -> Co
                  + library.fa_sum_delay)
 
 
+@check.entry
 def incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1 (rounding): one HA per bit, a carry chain."""
     check.integers("incrementer bits", bits, min=0)
@@ -141,12 +144,14 @@ def incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     return gates(HA=bits, delay=(bits - 1) * library.ha_carry_delay + library.delay["HA"])
 
 
+@check.entry
 def conditional_negate(bits, library: CellLibrary = NANGATE45) -> Cost:
     """Invert bits-bit two's complement on a control bit; the +1 is the next adder's carry-in."""
     check.integers("conditional_negate bits", bits, min=0)
     return gates(XOR2=bits, delay=library.delay["XOR2"])
 
 
+@check.entry
 def array_multiplier(n_bits, m_bits, library: CellLibrary = NANGATE45) -> Cost:
     """n x m carry-save array multiplier (Braun): n*m AND2 partial products, m-1 rows of n
     adders (the first of each row a HA), the last row rippling the carries."""
@@ -161,6 +166,7 @@ def array_multiplier(n_bits, m_bits, library: CellLibrary = NANGATE45) -> Cost:
     return gates(AND2=n * m, FA=rows * (n - 1), HA=rows, delay=delay)
 
 
+@check.entry
 def mux_tree(inputs, bits, library: CellLibrary = NANGATE45) -> Cost:
     """inputs:1 multiplexer of bits-bit words: a binary tree of MUX2."""
     check.integers("mux_tree inputs", inputs, min=1)
@@ -169,6 +175,7 @@ def mux_tree(inputs, bits, library: CellLibrary = NANGATE45) -> Cost:
     return gates(MUX2=(inputs - 1) * bits, delay=clog2(inputs) * library.delay["MUX2"])
 
 
+@check.entry
 def barrel_shifter(bits, max_shift, library: CellLibrary = NANGATE45) -> Cost:
     """Shift bits-bit word by 0..max_shift: one MUX2 level per shift-amount bit."""
     check.integers("barrel_shifter bits", bits, min=0)
@@ -177,6 +184,7 @@ def barrel_shifter(bits, max_shift, library: CellLibrary = NANGATE45) -> Cost:
     return gates(MUX2=bits * levels, delay=levels * library.delay["MUX2"])
 
 
+@check.entry
 def leading_zero_count(bits, library: CellLibrary = NANGATE45) -> Cost:
     """Leading-zero counter as a tree of 2-bit counters (Oklobdzija, IEEE TVLSI 1994).
 
@@ -193,12 +201,14 @@ def leading_zero_count(bits, library: CellLibrary = NANGATE45) -> Cost:
                  delay=library.delay["NOR2"] + (levels - 1) * library.delay["MUX2"])
 
 
+@check.entry
 def register(bits) -> Cost:
     """bits flip-flops (timing is charged once per path: clock-to-Q + setup)."""
     check.integers("register bits", bits, min=0)
     return gates(DFF=bits)
 
 
+@check.entry
 def broadcast(signals, fanout, library: CellLibrary = NANGATE45) -> Cost:
     """Drive ``signals`` nets to ``fanout`` loads each: a buffer tree of fan-out 4 per buffer."""
     check.integers("broadcast signals", signals, min=0)
@@ -210,6 +220,7 @@ def broadcast(signals, fanout, library: CellLibrary = NANGATE45) -> Cost:
     return gates(BUF=signals * buffers, delay=levels * library.delay["BUF"])
 
 
+@check.entry
 def adder_tree(terms, adder: Cost) -> Cost:
     """Sum ``terms`` operands with terms - 1 copies of ``adder`` in log2(terms) levels."""
     check.integers("adder_tree terms", terms, min=1)
@@ -222,6 +233,7 @@ def adder_tree(terms, adder: Cost) -> Cost:
 # Floating point (p = significand bits with the hidden one, e = exponent bits)
 
 
+@check.entry
 def fp_adder(e, p, blocks: Blocks | None = None) -> Cost:
     """Two-operand FP adder with one rounding: exponent difference, swap, alignment with
     guard/round/sticky, significand add/sub, leading-zero count, normalization, round, exponent
@@ -241,6 +253,7 @@ def fp_adder(e, p, blocks: Blocks | None = None) -> Cost:
     )
 
 
+@check.entry
 def fp_multiplier(e, p, blocks: Blocks | None = None) -> Cost:
     """Exact FP product (no rounding, as a tensor core forwards it to its adder tree):
     p x p significand multiplier, exponent add, one-bit normalization."""
@@ -251,6 +264,7 @@ def fp_multiplier(e, p, blocks: Blocks | None = None) -> Cost:
                   b.gates(MUX2=2 * p, delay=b.cell_delay("MUX2")))
 
 
+@check.entry
 def int_to_fp(bits, e, p, blocks: Blocks | None = None) -> Cost:
     """Dequantization converter, signed bits-bit integer to FP(e, p): absolute value, leading-
     zero count, normalizing shift, exponent from the count, rounding when bits > p."""

@@ -71,6 +71,7 @@ def shape_objective(array, delivery=None):
     return area * power
 
 
+@check.entry
 def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm",
                 freq_ghz: float = 1.0, boundary: str = "paper", activity: str = "random",
                 **options) -> tuple[BestArray, ...]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 
+from .. import _checks as check
 from ._arrays import (
     LUT_VARIANTS,
     ArrayPPA,
@@ -258,6 +259,7 @@ def delivered_bits(spec: UnitSpec, method: str):
     return inputs + k * n * w.bits + m * n * float(spec.accumulator.bits)
 
 
+@check.entry
 def operand_delivery(method: str, act: str, weight: str, m, n, k, *,
                      clock_ghz: float | None = None, **options) -> ArrayPPA:
     """The cost of delivering the operands of a paper-boundary array (``delivered_bits``, one

@@ -84,6 +84,7 @@ def release_spec(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
     return UnitSpec(fmt, Operand(f"int{b_bits}", b_bits), m, n, k, TEXTBOOK, accumulator=fmt)
 
 
+@check.entry
 def release_lut_array(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
                       b_bits: int = RELEASE.b_bits, exp_bits: int = RELEASE.exp_bits,
                       man_bits: int = RELEASE.man_bits) -> ReleasedArrayCost:

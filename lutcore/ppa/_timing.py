@@ -152,6 +152,7 @@ WORST_CASE_SLOWDOWN = 1.26 / 0.95  # MiniFloat-NN Sec. IV: 950 MHz worst case, 1
 PAPER_NODE_NM = 28.0  # the LUT Tensor Core paper's TSMC 28nm (§4.1.1), our "28nm" yardstick
 
 
+@check.entry
 def period_ps(freq_ghz: float, library: str | CellLibrary = "nangate45", *,
               node_nm: float = PAPER_NODE_NM, worst_case: bool = False) -> float:
     """The clock period of ``freq_ghz`` at ``node_nm`` (typical corner, or the worst case with
