@@ -200,7 +200,14 @@ def test_command_line_parameters_read_as_the_config_file_reads_them(tmp_path):
     ("schedule: {full: {batches: {gpu: [lut-fig4, lut-table5]}}}", "preset=full",
      "lutcore config error: schedule.full.batches.gpu: lut-table5 is already in "
      "schedule.full.start_first"),
-], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first"])
+    ("presets: {quick: {lut-tablequant: {outlier_scale: .nan}}}", "preset=quick",
+     "lutcore config error: presets.quick: lut-tablequant.outlier_scale: expected a finite "
+     "number, got nan"),
+    ("presets: {full: {mfnn-fig9: {lengths: [1, 20000000]}}}", "preset=full",
+     "lutcore config error: presets.full: mfnn-fig9: lengths: 20000000 exceeds 156250 at trials "
+     "1000 (memory bound: ~8 GB; this needs ~960 GB"),
+], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first", "nan",
+        "memory"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]
     if configfile:  # merged over workflow/config.yaml
