@@ -137,17 +137,19 @@ def codes(name: str, value, levels: int, *, what: str = "codes", low: int = 0):
     if (dtype is not None and dtype.kind == "u" and low == 0
             and 1 << (8 * dtype.itemsize) <= levels):
         return value  # the dtype holds nothing else (no copy of a device array)
-    if isinstance(value, jax.Array) and dtype.kind in "iu" and value.size:
-        # a device array: its two bounds in one transfer, not the whole array
+    on_device = isinstance(value, jax.Array) and any(d.platform != "cpu"
+                                                     for d in value.devices())
+    if on_device and dtype.kind in "iu" and value.size:
+        # an accelerator's array: its two bounds in one transfer, not the whole array
         bounds = np.asarray(jax.numpy.stack([value.min(), value.max()]))
         if low <= int(bounds[0]) and int(bounds[1]) <= high:
             return value
-    array = np.asarray(value)
+    array = np.asarray(value)  # a host array: no copy
     if array.dtype.kind not in "iu":
         raise ValueError(f"{name}: {what} must be integers, got {array.dtype} "
                          f"{_first_bad(array, np.ones(array.shape, bool)) if array.size else ''}"
                          f"; allowed values: {allowed}")
-    if array.size:
+    if array.size and (array.min() < low or array.max() > high):  # two passes, no temporaries
         bad = (array < low) | (array > high)
         if bad.any():
             raise ValueError(f"{name}: {_first_bad(array, bad)} is not allowed; "
