@@ -11,6 +11,7 @@ import lutcore.gpu as gpu
 import lutcore.lut as lut
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
+import lutcore.snitch as snitch
 from lutcore import _checks as check
 
 import fp_oracle as oracle
@@ -142,6 +143,11 @@ OTHERS = {  # (call, message): the same kinds of argument in the other public fu
     "tiled_mpgemm": (lambda: lut.tiled_mpgemm(A, W, LMMA, scale=[1.0, NAN, 1.0, 1.0]),
                      r"scale: nan \(at index \[1\]"),
     "unpack_ternary": (lambda: lut.unpack_ternary([14]), "magnitude field above 13"),
+    "footprint_bytes": (lambda: snitch.footprint_bytes("fp8_simd_fma", -8, 8, 8),
+                        "m: -8 is not allowed"),
+    "run_gemm": (lambda: snitch.run_gemm("fp8_simd_fma", np.full((8, 8), 1.5),
+                                         np.ones((8, 8), np.uint8)),
+                 "run_gemm a_bits: fp8 bit patterns must be integers"),
     "convert": (lambda: nm.convert([0x100], "fp8", "fp16"), "convert bits: 256"),
     "decode": (lambda: nm.decode([-1], "fp16"), "decode bits: -1"),
     "exfma": (lambda: nm.exfma(1, 1, 0x10000, src="fp16", dst="fp16"), "exfma c: 65536"),
