@@ -9,11 +9,15 @@ if _MISSING:
                       "missing): python3 -m pip install 'lutcore[pipeline]'")
 
 from experiments._framework import (
+    MEMORY_BOUND_GB,
     REFERENCE_DIR,
     VERDICTS,
+    Bounds,
     Claim,
     ConfigError,
     Experiment,
+    Footprint,
+    bounded,
     cache_dir,
     collect_claims,
     contradiction_claim,
@@ -28,7 +32,7 @@ from experiments._framework import (
     use_cache_dir,
 )
 
-__all__ = ["REFERENCE_DIR", "VERDICTS", "Claim", "ConfigError", "Experiment", "cache_dir",
-           "collect_claims",
+__all__ = ["MEMORY_BOUND_GB", "REFERENCE_DIR", "VERDICTS", "Bounds", "Claim", "ConfigError",
+           "Experiment", "Footprint", "bounded", "cache_dir", "collect_claims",
            "contradiction_claim", "describe", "get", "ids", "make_config", "markdown_table",
            "paper_claim", "reference", "registry", "use_cache_dir"]

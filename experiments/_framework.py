@@ -29,6 +29,7 @@ import ast
 import dataclasses
 import functools
 import importlib
+import math
 import pathlib
 import re
 import sys
@@ -410,6 +411,73 @@ def get(experiment_id: str) -> Experiment:
     return record
 
 
+# What one job may hold: the full preset's largest job peaks at 3.3 GB (README, lut-table5) and
+# a 2-core machine runs two jobs side by side; on the 24 GiB development machine that leaves room.
+MEMORY_BOUND_GB = 8.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """The range of a numeric ``Config`` field (each element of a tuple field), kept by
+    ``make_config``: ``min`` <= value <= ``max``, value > ``above``."""
+
+    min: float | None = None
+    max: float | None = None
+    above: float | None = None
+
+    def check(self, where: str, value) -> None:
+        low = (self.min is None or value >= self.min) and (self.above is None
+                                                            or value > self.above)
+        if not low or (self.max is not None and value > self.max):
+            parts = [f">= {self.min}" if self.min is not None else "",
+                     f"> {self.above}" if self.above is not None else "",
+                     f"<= {self.max}" if self.max is not None else ""]
+            raise ConfigError(f"{where}: {value!r} is out of range; allowed values: "
+                              f"{' and '.join(p for p in parts if p)}")
+
+
+def bounded(default, **bounds):
+    """A ``Config`` field with ``Bounds`` (min=, max=, above=) that ``make_config`` keeps."""
+    return dataclasses.field(default=default, metadata={"bounds": Bounds(**bounds)})
+
+
+@dataclasses.dataclass(frozen=True)
+class Footprint:
+    """The peak memory of an experiment's ``run``, declared by its ``Config`` as ``FOOTPRINT``:
+    a sum of terms (bytes, fields), each bytes times the product of the fields' values (a tuple
+    field counts by its largest value); ``source`` says how the bytes were measured.
+    ``make_config`` refuses a config that needs more than ``MEMORY_BOUND_GB``."""
+
+    terms: tuple[tuple[float, tuple[str, ...]], ...]
+    source: str
+
+    def bytes(self, values: Mapping[str, Any]) -> float:
+        return sum(size * math.prod(values[f] for f in fields) for size, fields in self.terms)
+
+    def largest(self, values: Mapping[str, Any], field: str) -> int:
+        """The largest value of ``field`` within the bound, the others as in ``values``."""
+        fixed = self.bytes({**values, field: 0})
+        return int((MEMORY_BOUND_GB * 1e9 - fixed) // (self.bytes({**values, field: 1}) - fixed))
+
+
+def _check_footprint(config, params: Mapping[str, Any]) -> None:
+    footprint = getattr(type(config), "FOOTPRINT", None)
+    if footprint is None:
+        return
+    names = {f for _, fields in footprint.terms for f in fields}
+    values = {f: max(v) if isinstance(v, tuple) else v
+              for f in names for v in (getattr(config, f),)}
+    need = footprint.bytes(values) / 1e9
+    if need <= MEMORY_BOUND_GB:
+        return
+    given = [f for f in sorted(names) if f in params] or sorted(names)
+    field = max(given, key=lambda f: values[f])
+    others = ", ".join(f"{f} {values[f]}" for f in sorted(names - {field}))
+    raise ConfigError(f"{field}: {values[field]} exceeds {footprint.largest(values, field)}"
+                      f"{' at ' + others if others else ''} (memory bound: ~{MEMORY_BOUND_GB:g} "
+                      f"GB; this needs ~{need:.3g} GB: {footprint.source})")
+
+
 def _check_value(where: str, value: Any, annotation: Any) -> Any:
     """Check ``value`` against a field annotation; lists become tuples (hashable, frozen)."""
     origin = typing.get_origin(annotation)
@@ -429,13 +497,14 @@ def _check_value(where: str, value: Any, annotation: Any) -> Any:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true/false, got {value!r}")
         return value
-    if annotation is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if annotation is int:  # no size, count, width or seed is negative
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{where}: expected an integer >= 0, got {value!r}")
         return value
     if annotation is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value)):
+            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
         return float(value)
     if annotation is str:
         if not isinstance(value, str):
@@ -447,9 +516,10 @@ def _check_value(where: str, value: Any, annotation: Any) -> Any:
 def make_config(experiment: Experiment, params: Mapping[str, Any] | None = None):
     """Build ``experiment.config`` from a plain mapping, naming any bad key and the allowed ones.
 
-    Field annotations drive the checks (``int``, ``float``, ``bool``, ``str``, ``Literal[...]``,
-    ``tuple[X, ...]``); the config's ``__post_init__`` may add range checks by raising
-    ``ConfigError``.
+    Field annotations drive the checks (``int``: >= 0; ``float``: finite; ``bool``, ``str``,
+    ``Literal[...]``, ``tuple[X, ...]``), then each field's ``Bounds`` (``bounded``);
+    ``Config.__post_init__`` may add checks by raising ``ConfigError``; last, the config's
+    ``FOOTPRINT`` must stay within ``MEMORY_BOUND_GB``.
     """
     params = dict(params or {})
     fields = {f.name: f for f in dataclasses.fields(experiment.config)}
@@ -459,7 +529,13 @@ def make_config(experiment: Experiment, params: Mapping[str, Any] | None = None)
                           f"allowed keys: {', '.join(sorted(fields))}")
     hints = typing.get_type_hints(experiment.config)
     checked = {k: _check_value(f"{experiment.id}.{k}", v, hints[k]) for k, v in params.items()}
+    for key, value in checked.items():
+        bounds = fields[key].metadata.get("bounds")
+        for item in (value if isinstance(value, tuple) else (value,)) if bounds else ():
+            bounds.check(f"{experiment.id}.{key}", item)
     try:
-        return experiment.config(**checked)
+        config = experiment.config(**checked)
+        _check_footprint(config, params)
     except ConfigError as err:
         raise ConfigError(f"{experiment.id}: {err}") from None
+    return config

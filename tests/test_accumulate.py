@@ -39,7 +39,8 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="unknown unit 'fma'.*exsdotp"):
         nm.accumulate_dot(np.zeros(2), np.zeros(2), src="fp8", dst="fp16", unit="fma")
     with pytest.raises(ValueError, match="even last axis"):
-        nm.accumulate_dot(np.zeros(3), np.zeros(3), src="fp8", dst="fp16", unit="fp64")
+        nm.accumulate_dot(np.zeros(3, np.uint8), np.zeros(3, np.uint8), src="fp8", dst="fp16",
+                          unit="fp64")
 
 
 def test_sdotp_lanes_follow_field_widths():

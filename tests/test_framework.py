@@ -2,6 +2,7 @@
 
 import dataclasses
 import inspect
+import typing
 from typing import Literal
 
 import pytest
@@ -78,14 +79,66 @@ def test_tuple_fields(value, expected):
 @pytest.mark.parametrize("key, value, expected", [
     ("trials", 2.5, "expected an integer"),
     ("trials", True, "expected an integer"),
-    ("scale", "1", "expected a number"),
-    ("scale", False, "expected a number"),
+    ("scale", "1", "expected a finite number"),
+    ("scale", False, "expected a finite number"),
+    ("scale", float("nan"), "expected a finite number"),
+    ("scale", float("inf"), "expected a finite number"),
+    ("trials", -3, "expected an integer >= 0"),
     ("exact", 1, "expected true/false"),
     ("name", 8, "expected a string"),
 ])
 def test_scalar_types(key, value, expected):
     message = error({key: value})
     assert f"fake-fig0.{key}: {expected}" in message and repr(value) in message
+
+
+@dataclasses.dataclass(frozen=True)
+class SizedConfig:
+    steps: tuple[int, ...] = (1, 4)
+    trials: int = 10
+    gain: float = _framework.bounded(1.0, above=0.0, max=100.0)
+    width: int = _framework.bounded(8, min=1, max=64)
+
+    FOOTPRINT = _framework.Footprint(((1e9, ()), (1000.0, ("trials", "steps"))), "1 kB each")
+
+
+SIZED = dataclasses.replace(FAKE, id="fake-fig1", config=SizedConfig)
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({"gain": 0}, "fake-fig1.gain: 0.0 is out of range; allowed values: > 0.0 and <= 100.0"),
+    ({"gain": 101}, "fake-fig1.gain: 101.0 is out of range; allowed values: > 0.0 and <= 100.0"),
+    ({"width": 0}, "fake-fig1.width: 0 is out of range; allowed values: >= 1 and <= 64"),
+    # 1 GB + 1 kB x trials x max(steps) <= 8 GB: at most 7e6 / trials steps
+    ({"steps": [1, 700_001]}, "fake-fig1: steps: 700001 exceeds 700000 at trials 10 (memory "
+                              "bound: ~8 GB; this needs ~8 GB: 1 kB each)"),
+    ({"trials": 10**9}, "fake-fig1: trials: 1000000000 exceeds 1750000 at steps 4 (memory "
+                        "bound: ~8 GB; this needs ~4e+03 GB: 1 kB each)"),
+])
+def test_bounds_and_footprint_name_the_key_and_the_bound(params, expected):
+    assert _framework.MEMORY_BOUND_GB == 8.0
+    with pytest.raises(ConfigError) as info:
+        make_config(SIZED, params)
+    assert str(info.value) == expected
+    assert make_config(SIZED, {"steps": [1, 700_000], "gain": 100, "width": 64}).steps[-1] == (
+        700_000)
+
+
+def test_every_experiment_refuses_non_finite_floats_and_negative_integers():
+    """The generic rules reach every experiment's every numeric field, tuples included."""
+    checked = 0
+    for experiment_id, record in sorted(registry().items()):
+        hints = typing.get_type_hints(record.config)
+        for field in dataclasses.fields(record.config):
+            hint = hints[field.name]
+            item = typing.get_args(hint)[0] if typing.get_origin(hint) is tuple else hint
+            bad = {float: [float("nan"), float("inf")], int: [-1]}.get(item, [])
+            for value in bad:
+                value = [value] if item is not hint else value
+                with pytest.raises(ConfigError, match=f"{experiment_id}.{field.name}"):
+                    make_config(record, {field.name: value})
+                checked += 1
+    assert checked > 60
 
 
 def test_post_init_errors_name_the_experiment():

@@ -45,7 +45,8 @@ def test_marlin_group_scales_follow_the_quant():
 
 @pytest.mark.parametrize("make,match", [
     (lambda: gpu.Quant(weight_bits=5), "weight_bits 5 unknown"),
-    (lambda: gpu.Quant(group_size=-1), "group_size must be >= 0"),
+    (lambda: gpu.Quant(group_size=-1),
+     "group_size: -1 is not allowed; allowed values: integers >= 0"),
     (lambda: gpu.Quant(table_bits=12), "table_bits 12 unknown"),
     (lambda: gpu.Setup(inputs="ones"), "inputs 'ones' unknown"),
     (lambda: gpu.Setup(precompute="inline"), "precompute 'inline' unknown"),

@@ -234,8 +234,10 @@ def test_eq7_eq8_tile_storage():
     (dict(w_bits=0), "w_bits must be an integer in 1..8"),
     (dict(w_bits=9), "w_bits must be an integer in 1..8"),
     (dict(w_bits=2, k=0), "k .* must be an integer >= 1"),
-    (dict(w_bits=1), r"w codes must lie in \[0, 2\)"),
-    (dict(w_bits=2, table_bits=1), "table_bits must be None or an integer in 2..16"),
+    (dict(w_bits=1), r"w: 3 \(at index \[0, 0\] of shape \(4, 8\)\) is not allowed; allowed "
+                     r"values: integer codes of symmetric weights \(w_bits=1\) in \[0, 1\]"),
+    (dict(w_bits=2, table_bits=1),
+     r"table_bits: 1 is not allowed; allowed values: integers in \[2, 16\], or None"),
     (dict(w_bits=2, scale=np.ones(3)), r"scale must be a scalar, \[N\] = \(4,\)"),
 ])
 def test_bad_arguments_name_the_argument(kwargs, match):
@@ -246,7 +248,7 @@ def test_bad_arguments_name_the_argument(kwargs, match):
 def test_bad_shapes_and_formats():
     with pytest.raises(ValueError, match="share Ktot"):
         lut.mpgemm(np.ones((2, 8)), np.zeros((4, 9), int), w_bits=1)
-    with pytest.raises(ValueError, match="unsigned integer codes"):
+    with pytest.raises(ValueError, match="w: codes of symmetric weights .* must be integers"):
         lut.mpgemm(np.ones((2, 8)), np.zeros((4, 8)), w_bits=1)
     with pytest.raises(ValueError, match="accum 'fp64' unknown; allowed values"):
         lut.LMMA(accum="fp64")
@@ -310,7 +312,7 @@ def test_prepared_layers_are_each_layers_prepared_weights(w_bits):
         integer_reference(a, w[1], 0.5))
     with pytest.raises(ValueError, match=r"w must be \[L, N, Ktot\]"):
         lut.prepare_layers(w[0], scheme)
-    with pytest.raises(ValueError, match=r"w codes must lie in \[0, "):
+    with pytest.raises(ValueError, match=r"w: \d+ .* allowed values: integer codes"):
         lut.prepare_layers(w + (1 << w_bits), scheme)
 
 

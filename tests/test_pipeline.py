@@ -211,8 +211,15 @@ def test_command_line_parameters_read_as_the_config_file_reads_them(tmp_path):
      "lutcore config error: presets: unknown key(s) fast; allowed keys: quick, full"),
     ("preset: quick\npreset: full", "preset=quick",
      "lutcore config error: {configfile}: key 'preset' is repeated (lines 1, 2)"),
+    # issue 32, probes 2 and 4: a NaN parameter, a size past the memory bound
+    ("presets: {quick: {lut-tablequant: {outlier_scale: .nan}}}", "preset=quick",
+     "lutcore config error: presets.quick: lut-tablequant.outlier_scale: expected a finite "
+     "number, got nan"),
+    ("presets: {full: {mfnn-fig9: {lengths: [1, 20000000]}}}", "preset=full",
+     "lutcore config error: presets.full: mfnn-fig9: lengths: 20000000 exceeds 156250 at trials "
+     "1000 (memory bound: ~8 GB; this needs ~960 GB"),
 ], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first",
-        "top-level-key", "preset-name", "repeated-key"])
+        "top-level-key", "preset-name", "repeated-key", "nan", "memory"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]
     if configfile:  # merged over workflow/config.yaml

@@ -87,7 +87,8 @@ def test_period_mapping(library):
         3000.0)
     if library == "nangate45":
         assert period == pytest.approx(1000 * 45 / 28)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="freq_ghz: 0.0 is not allowed; allowed values: finite "
+                       "numbers > 0"):
         ppa.period_ps(0.0, lib)
 
 

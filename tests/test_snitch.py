@@ -90,7 +90,7 @@ def test_bad_kernel_and_shapes_name_what_is_allowed():
         snitch.kernel_profile("fp64_fma", 8, 12, 8)
     with pytest.raises(ValueError, match="multiple of 8 values per 64-bit word"):
         snitch.kernel_profile("fp8_fp16_exsdotp", 8, 8, 12)
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="m: 0 is not allowed; allowed values: integers >= 1"):
         snitch.kernel_profile("fp64_fma", 0, 8, 8)
 
 

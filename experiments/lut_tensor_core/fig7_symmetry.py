@@ -19,6 +19,7 @@ import lutcore.lut as lut
 from experiments import (
     ConfigError,
     Experiment,
+    Footprint,
     contradiction_claim,
     markdown_table,
     paper_claim,
@@ -45,6 +46,10 @@ class Config:
     gemm_n: int = 64
     gemm_k: int = 256
     seed: int = 0
+
+    FOOTPRINT = Footprint(((5e8, ()), (64.0, ("gemm_k", "gemm_n")), (64.0, ("gemm_m", "gemm_k"))),
+                          "64 B per gemm_k x (gemm_n + gemm_m), 2026-12-05: peaks of 472 and 572 "
+                          "MB for 8 x 8 x 64 and 256 x 256 x 4096")
 
     def __post_init__(self):
         if not 1 <= self.w_bits <= 8:

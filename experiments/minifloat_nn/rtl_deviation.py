@@ -19,7 +19,14 @@ import numpy as np
 import xarray as xr
 
 import lutcore.numerics as nm
-from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    Footprint,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 
 ID = "mfnn-rtl"
 TITLE = "Where the ExSdotp unit departs from correct rounding (FPnew RTL vs IEEE 754, issue #8)"
@@ -51,6 +58,12 @@ class Config:
     fig9_lengths: tuple[int, ...] = (1, 4, 16, 64, 256, 1024, 4096)
     fig9_trials: int = 1000
     seed: int = 0
+
+    FOOTPRINT = Footprint(((5e8, ()), (128.0, ("samples",)),
+                           (48.0, ("fig9_trials", "fig9_lengths"))),
+                          "128 B per sample, 2026-12-05: one pair peaked at 465 and 667 MB for "
+                          "5000 and 2e6 samples; the Fig. 9 rerun as mfnn-fig9's, 48 B per trial "
+                          "x step")
 
     def __post_init__(self):
         bad = [p for p in (*self.pairs, *self.fig9_pairs) if p not in PAIR_NAMES]

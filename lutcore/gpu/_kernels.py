@@ -50,6 +50,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from lutcore import _checks as check
 from lutcore.lut import make_scheme, op_counts
 
 from ._library import (
@@ -143,6 +144,7 @@ def check_kernel(gpu: GPUSpec, kernel, act: str, weight_bits: int, precompute: s
 def checked(gpu: GPUSpec, kernel, act: str, quant: Quant, setup: Setup) -> Kernel:
     """The ``Kernel`` record of ``kernel`` after checking that ``gpu`` runs it on ``act`` and
     ``quant`` weights with ``setup`` (``Kernel.check``; ValueError naming the argument)."""
+    check_gpu(gpu)
     record = kernel_record(kernel)
     if act not in ACT_BYTES:
         raise ValueError(f"unknown activation {act!r}; allowed values: {', '.join(ACT_BYTES)}")
@@ -153,6 +155,12 @@ def checked(gpu: GPUSpec, kernel, act: str, quant: Quant, setup: Setup) -> Kerne
     if record.unit == "tensor_core":
         gpu.tensor_macs(act)  # raises if this GPU lacks the format
     return record
+
+
+def check_gpu(gpu) -> GPUSpec:
+    """``gpu`` is a ``GPUSpec`` (a name is not: ``gpu_spec`` resolves one)."""
+    return check.instance("gpu", gpu, GPUSpec, "a GPUSpec such as lutcore.gpu.A100, or "
+                          "gpu_spec(name) of a name of lutcore.gpu.GPUS")
 
 
 def group_bytes(group_size: int = DEQUANT_GROUP, zero_points: bool = False) -> float:
@@ -171,6 +179,7 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
     assumed to reach the fraction of their peak that the MAC tensor cores reach on the same
     activation format (same SM operand delivery and clock behaviour; no LUT hardware to
     measure)."""
+    check_gpu(gpu)
     if isinstance(quant, int):
         keywords["weight_bits"] = quant
         quant = None
@@ -265,6 +274,7 @@ def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
                           for name, x in result._asdict().items()})
 
 
+@check.entry
 def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
                  quant: Quant | None = None, setup: Setup | None = None,
                  **keywords) -> GemmLatency:
@@ -286,6 +296,8 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     """
     quant, setup = records(quant, setup, keywords)
     record = checked(gpu, kernel, act, quant, setup)
+    for name, size in (("m", m), ("n", n), ("k", k)):  # real: the simulator's mean sizes
+        check.finite(name, size, min=1)
     hw = hardware(gpu, record, act, quant, setup=setup)
     work = record.work_for(quant)._replace(persistent=setup.persistent,
                                            serial_store=setup.serial_epilogue)
@@ -300,6 +312,7 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     return result._replace(seconds=result.seconds + pre, precompute=pre + 0 * result.seconds)
 
 
+@check.entry
 def tile_occupancy(gpu: GPUSpec, kernel, tile: tuple, warp: tuple, *, act: str = "fp16",
                    quant: Quant | None = None, setup: Setup | None = None,
                    stages: int = STAGES, **keywords) -> Occupancy:
@@ -321,6 +334,7 @@ def tile_occupancy(gpu: GPUSpec, kernel, tile: tuple, warp: tuple, *, act: str =
     return Occupancy(**{name: np.asarray(value)[0] for name, value in occ._asdict().items()})
 
 
+@check.entry
 def dram_traffic(gpu: GPUSpec, kernel: str, m, n, k, tile: tuple, warp: tuple, *,
                  act: str = "fp16", weight_bits: int = 16, lut_bits: int | None = None,
                  table: str = "symmetric", l2_reuse: bool = True) -> float:
@@ -331,6 +345,8 @@ def dram_traffic(gpu: GPUSpec, kernel: str, m, n, k, tile: tuple, warp: tuple, *
     through L2 (no swizzled rasterization), so every tile's reads reach DRAM (the L2 bytes)."""
     quant = Quant(weight_bits=weight_bits, table_bits=lut_bits)
     record = checked(gpu, kernel, act, quant, Setup())
+    for name, size in (("m", m), ("n", n), ("k", k)):
+        check.finite(name, size, min=1)
     hw = hardware(gpu, record, act, quant)
     if record.tables:
         hw = hw._replace(a_bytes=np.asarray(
@@ -343,10 +359,12 @@ def dram_traffic(gpu: GPUSpec, kernel: str, m, n, k, tile: tuple, warp: tuple, *
     return float(np.asarray(moved.dram_bytes if l2_reuse else moved.l2_bytes)[0])
 
 
+@check.entry
 def peak_ops(gpu: GPUSpec, kernel: str, *, act: str = "fp16", weight_bits: int = 16) -> float:
     """Datasheet peak ops per second (2 per MAC) of the unit ``kernel`` multiplies on: the
     tensor cores of ``act``, the LUT arrays for ``weight_bits``, or the FP16 CUDA cores
     (``lut_gemm``); no efficiency factor."""
+    check_gpu(gpu)
     if kernel == "lut_tensor_core":
         return gpu.lut_peak(weight_bits)
     if kernel == "lut_gemm":

@@ -15,6 +15,8 @@ import dataclasses
 import fractions
 import math
 
+from lutcore import _checks as check
+
 from ._specs import ACCUMULATE, GPU_FORMATS, INPUT_DATA, TENSOR_DTYPES
 from ._tiles import MARLIN_ROWS_PER_LAUNCH, SMEM_BANKS, Work
 
@@ -97,11 +99,11 @@ class Quant:
     table_bits: int | None = None
 
     def __post_init__(self):
+        check.positive_int("weight_bits", self.weight_bits)
         _one_of("weight_bits", self.weight_bits, QUANT_BITS + (16,))
-        if self.group_size < 0:
-            raise ValueError(f"group_size must be >= 0 (0: per output channel), got "
-                             f"{self.group_size}")
-        if self.table_bits is not None:
+        check.integers("group_size", self.group_size, min=0, note=" (0: per output channel)")
+        if self.table_bits is not None:  # lut_bits among the loose keywords
+            check.positive_int("table_bits", self.table_bits, note=" (lut_bits)")
             _one_of("table_bits", self.table_bits, (4, 8, 16))
 
     @property

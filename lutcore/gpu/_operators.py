@@ -46,6 +46,8 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
+from lutcore import _checks as check
+
 from ._kernels import default_lut_bits, precompute_work
 from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
@@ -149,9 +151,13 @@ class Workload(NamedTuple):
     context: jnp.ndarray
 
 
+@check.entry
 def workload(batch, tokens, context=None) -> Workload:
     """A ``Workload`` of float arrays; ``context`` defaults to ``tokens`` (the paper's BSx SEQy:
     x sequences of y tokens each, nothing cached before)."""
+    for name, size in (("batch", batch), ("tokens", tokens), ("context", context)):
+        if size is not None:
+            check.integers(name, size, min=1)
     batch, tokens = jnp.asarray(batch, float), jnp.asarray(tokens, float)
     context = tokens if context is None else jnp.asarray(context, float)
     batch, tokens, context = jnp.broadcast_arrays(batch, tokens, context)

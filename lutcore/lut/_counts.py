@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from lutcore import _checks as check
+
 from ._gemm import LMMA, lmma_instructions
 from ._schemes import TableScheme
 
@@ -31,6 +33,7 @@ class OpCounts(NamedTuple):
     weight_fanout: int  # MUX units each weight index is broadcast to (the unit's M)
 
 
+@check.entry
 def op_counts(m: int, n: int, ktot: int, *, scheme: TableScheme, lut_bits: int = 16,
               unit: LMMA = LMMA(), shared_precompute: bool = True) -> OpCounts:
     """Count the work of a LUT mpGEMM executed on ``unit``-shaped LUT arrays.
@@ -40,8 +43,7 @@ def op_counts(m: int, n: int, ktot: int, *, scheme: TableScheme, lut_bits: int =
     LUT design with the precompute beside the LUT unit does.
     """
     for name, value in (("m", m), ("n", n), ("ktot", ktot), ("lut_bits", lut_bits)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check.positive_int(name, value)
     groups = math.ceil(ktot / scheme.k)
     tables = m * groups * (1 if shared_precompute else math.ceil(n / unit.n))
     lookups = m * n * groups * scheme.planes

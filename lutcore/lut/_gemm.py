@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from lutcore import _checks as check
 from lutcore import numerics as nm
 
 from ._schemes import MAX_W_BITS, TableScheme, make_scheme
@@ -93,22 +94,18 @@ def _check_codes(w, scheme: TableScheme, *, layers: bool = False):
     if w.ndim != 2 + layers:
         raise ValueError(f"w must be {'[L, N, Ktot]' if layers else '[N, Ktot]'}, got shape "
                          f"{w.shape}")
-    if not jnp.issubdtype(w.dtype, jnp.integer):
-        raise ValueError(f"w must hold unsigned integer codes, got dtype {w.dtype}")
     levels = 3 if scheme.name == "ternary" else 1 << scheme.w_bits
-    if not isinstance(w, jax.core.Tracer) and w.size:
-        # one transfer for both bounds (each int() of a device value waits for queued work)
-        bounds = jnp.stack([w.min(), w.max()]) if isinstance(w, jax.Array) else (w.min(), w.max())
-        low, high = (int(v) for v in np.asarray(bounds))
-        if low < 0 or high >= levels:
-            raise ValueError(f"w codes must lie in [0, {levels}) for {scheme.name} weights "
-                             f"(w_bits={scheme.w_bits}); got values in [{low}, {high}]")
+    check.codes("w", w, levels, what=f"codes of {scheme.name} weights (w_bits={scheme.w_bits})")
 
 
 def _check_table_bits(table_bits):
-    if table_bits is not None and (isinstance(table_bits, bool) or not isinstance(table_bits, int)
-                                   or not 2 <= table_bits <= 16):
-        raise ValueError(f"table_bits must be None or an integer in 2..16, got {table_bits!r}")
+    if table_bits is not None:
+        check.positive_int("table_bits", table_bits, min=2, max=16, note=", or None")
+
+
+def _check_affine(scale, zero):
+    check.finite("scale", scale)
+    check.finite("zero", zero)
 
 
 def lookup_plan(w, scheme: TableScheme, scale, zero):
@@ -157,10 +154,12 @@ def _prepare(w, scale, zero, scheme):
     return select.at[rows, columns].add(coeff * s_eff[..., None])
 
 
+@check.entry
 def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
     """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments)."""
     w = w if isinstance(w, jax.Array) else np.asarray(w)
     _check_codes(w, scheme)  # on the host for host codes: no device round trip
+    _check_affine(scale, zero)
     return PreparedWeights(_prepare(w, scale, zero, scheme), scheme, int(w.shape[1]))
 
 
@@ -172,6 +171,7 @@ def _prepare_layers(w, scale, zero, scheme):
     return lax.map(lambda layer: _prepare(*layer, scheme), (w, scale, zero))
 
 
+@check.entry
 def prepare_layers(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
     """``prepare_weights`` of a stack of layers: w [L, N, Ktot] codes; scale, zero: scalars or
     arrays with a leading layer axis, [L] or [L, N] or [L, N, S] (each layer's as
@@ -179,6 +179,7 @@ def prepare_layers(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWe
     ``prepare_weights``'s."""
     w = w if isinstance(w, jax.Array) else np.asarray(w)
     _check_codes(w, scheme, layers=True)
+    _check_affine(scale, zero)
     layers = w.shape[0]
     scale, zero = (jnp.broadcast_to(jnp.asarray(v, jnp.float64),
                                     (layers,) + jnp.shape(v)[1:]) for v in (scale, zero))
@@ -193,6 +194,7 @@ def _apply(a, select, scheme, table_bits):
     return tables.reshape(a.shape[0], -1) @ select
 
 
+@check.entry
 def apply_weights(a, prepared: PreparedWeights, *, table_bits=None):
     """[M, N] = a @ W.T of prepared weights: precompute the tables of a [M, Ktot] (quantized to
     INT``table_bits`` if given), then all lookups as one contraction with the selection tensor."""
@@ -212,6 +214,7 @@ def _gather_gemm(a, w, scale, zero, scheme, table_bits):
     return lookup_sum(tables, entry, coeff * s_eff[..., None], method="gather")
 
 
+@check.entry
 def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
              lookup: str = "auto"):
     """[M, N] = a @ (scale * (w - zero)).T through the tables of ``scheme`` (any of SCHEMES).
@@ -223,6 +226,7 @@ def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
     """
     a, w = _check_operands(a, w, scheme)
     _check_table_bits(table_bits)
+    _check_affine(scale, zero)
     if lookup not in LOOKUPS:
         raise ValueError(f"lookup {lookup!r} unknown; allowed values: {', '.join(LOOKUPS)}")
     if lookup == "auto":
@@ -308,9 +312,7 @@ class LMMA:
 
     def __post_init__(self):
         for name in ("m", "n", "k"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"LMMA {name} must be a positive integer, got {value!r}")
+            check.positive_int(f"LMMA {name}", getattr(self, name))
         weights = tuple(f"int{b}" for b in range(1, MAX_W_BITS + 1)) + ("ternary",)
         if self.w_dtype not in weights:
             raise ValueError(f"LMMA w_dtype {self.w_dtype!r} unknown; allowed values: "
@@ -321,10 +323,7 @@ class LMMA:
         if not accum.is_float and (self.table_bits is not None or act.is_float):
             raise ValueError("accum='int32' needs exact integer tables: an int a_dtype and "
                              "table_bits=None")
-        if self.table_bits is not None and (isinstance(self.table_bits, bool)
-                                            or not isinstance(self.table_bits, int)
-                                            or not 2 <= self.table_bits <= 16):
-            raise ValueError(f"LMMA table_bits must be None or 2..16, got {self.table_bits!r}")
+        _check_table_bits(self.table_bits)
         # building the scheme validates k against the weight type (make_scheme raises the
         # ValueError of check_scheme_args); the scheme itself is cached there for later use
         _ = self.scheme
@@ -381,6 +380,7 @@ def _tiled(a, w, scale, zero, instr):
     return _round_accum(acc * s_eff[:, 0], instr.out)
 
 
+@check.entry
 def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
     """A full mpGEMM as the LMMA instruction stream computes it, with its roundings.
 
@@ -390,12 +390,16 @@ def tiled_mpgemm(a, w, instr: LMMA, *, scale=1.0, zero=0.0):
     once; ``op_counts`` gives the instruction count. Returns [M, N] float64 values of ``instr.out``.
     """
     a, w = _check_operands(a, w, instr.scheme)
+    _check_affine(scale, zero)
     if jnp.ndim(scale) > 1 or jnp.ndim(zero) > 1:
         raise ValueError("tiled_mpgemm applies the scale in the epilogue: scale and zero must be "
                          "scalars or [N] (group-wise scales: use lut_gemm)")
     return _tiled(a, w, scale, zero, instr)
 
 
+@check.entry
 def lmma_instructions(m: int, n: int, ktot: int, instr: LMMA) -> int:
     """LMMA instructions a [m, ktot] x [n, ktot] mpGEMM issues (tiles padded up)."""
+    for name, size in (("m", m), ("n", n), ("ktot", ktot)):
+        check.integers(name, size, min=1)
     return int(np.ceil(m / instr.m) * np.ceil(n / instr.n) * np.ceil(ktot / instr.k))

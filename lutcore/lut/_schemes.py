@@ -26,6 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from lutcore import _checks as check
+
 SCHEMES = ("naive", "bitserial", "symmetric", "ternary")
 MAX_W_BITS = 8
 MAX_ENTRIES = 1 << 16  # a naive table beyond 2^16 entries is not built (memory), only counted
@@ -168,9 +170,10 @@ def _ternary(k, _w_bits, _):
         lambda s, z: (s, z - 1), (0, -1))
 
 
+@check.entry
 def pack_ternary(t):
     """Pack ternary weights t in {-1, 0, 1}, [..., 3G], into 5-bit codes [..., G] (uint8)."""
-    t = jnp.asarray(t)
+    t = jnp.asarray(check.integers("pack_ternary t", t, min=-1, max=1))
     if t.shape[-1] % 3:
         raise ValueError(f"ternary packing needs a multiple of 3 weights, got {t.shape[-1]}")
     groups = (t + 1).reshape(*t.shape[:-1], -1, 3)
@@ -179,8 +182,14 @@ def pack_ternary(t):
     return jax.vmap(encode)(flat)[:, 0].reshape(groups.shape[:-1]).astype(jnp.uint8)
 
 
+@check.entry
 def unpack_ternary(codes):
     """Inverse of ``pack_ternary``: 5-bit codes [..., G] -> ternary weights [..., 3G] (int8)."""
+    check.codes("unpack_ternary codes", codes, 32, what="5-bit ternary codes")
+    if not isinstance(codes, jax.core.Tracer) and np.any(np.asarray(codes) & 15 > 13):
+        raise ValueError("unpack_ternary codes: a magnitude field above 13 is not allowed; "
+                         "allowed values: integer 5-bit ternary codes, sign bit 4 and "
+                         "magnitude 0..13 (pack_ternary's)")
     codes = jnp.asarray(codes, jnp.int64)
     mag, negative = codes & 15, codes >> 4
     v = jnp.where(negative == 1, 26 - mag, mag)

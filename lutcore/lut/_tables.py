@@ -7,11 +7,15 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from lutcore import _checks as check
+
 from ._schemes import TableScheme
 
 
+@check.entry
 def group_activations(a, k: int):
     """[M, Ktot] -> [M, G, k], G = ceil(Ktot/k); padded activations are 0 and add nothing."""
+    check.positive_int("k", k)
     a = jnp.asarray(a)
     pad = -a.shape[-1] % k
     a = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, pad)])
@@ -35,6 +39,7 @@ def _precompute_tables(a, scheme: TableScheme):
     return groups @ jnp.asarray(scheme.coefficients).T
 
 
+@check.entry
 def symmetric_quantize(x, bits: int):
     """Symmetric INTb quantization along the last axis, as per-table (or per-token) scaling.
 
@@ -47,8 +52,7 @@ def symmetric_quantize(x, bits: int):
 
 
 def _check_bits(bits):
-    if isinstance(bits, bool) or not isinstance(bits, int) or not 2 <= bits <= 16:
-        raise ValueError(f"quantization bits must be an integer in 2..16, got {bits!r}")
+    check.positive_int("bits", bits, min=2, max=16)
 
 
 # one compiled program per shape and width (eagerly, each of its six operations compiled alone)

@@ -15,7 +15,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ._formats import Format, as_format, check_rounding, to_float64
+from .. import _checks as check
+from ._formats import Format, as_format, check_patterns, check_rounding, to_float64
 from ._fused import MODELS, exfma_cascade, exsdotp
 
 UNITS = ("exsdotp", "exfma_cascade", "fp64")
@@ -50,6 +51,7 @@ def _accumulate(a, b, src: Format, dst: Format, unit: str, rounding: str, model:
     return history if unit == "fp64" else to_float64(history, dst)
 
 
+@check.entry
 def accumulate_dot(a, b, *, src, dst, unit: str, rounding: str = "rne", model: str = "ideal"):
     """Running dot product of ``a`` and ``b`` as computed by one unit, after every step.
 
@@ -65,7 +67,8 @@ def accumulate_dot(a, b, *, src, dst, unit: str, rounding: str = "rne", model: s
     if model != "ideal" and unit != "exsdotp":
         raise ValueError(f"model={model!r} models the ExSdotp unit only, not unit={unit!r}")
     src, dst = as_format(src), as_format(dst)
-    a, b = jnp.asarray(a, src.dtype), jnp.asarray(b, src.dtype)
+    a, b = (jnp.asarray(check_patterns(f"accumulate_dot {name}", x, src), src.dtype)
+            for name, x in (("a", a), ("b", b)))
     if a.shape != b.shape or a.shape[-1] % 2:
         raise ValueError(f"a and b need one shape with an even last axis; got {a.shape}, {b.shape}")
     return _accumulate(a, b, src=src, dst=dst, unit=unit, rounding=check_rounding(rounding),

@@ -24,7 +24,8 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from ._formats import Format, as_format, from_float64, to_float64
+from .. import _checks as check
+from ._formats import Format, as_format, check_patterns, from_float64, to_float64
 
 
 def _exact_in_float64(fmt: Format) -> bool:
@@ -32,11 +33,12 @@ def _exact_in_float64(fmt: Format) -> bool:
     return fmt.emax - (fmt.emin - fmt.man_bits) + 2 <= 53
 
 
+@check.entry
 def flush_operand(bits, fmt: str | Format = "fp16"):
     """float64 value of each pattern as the adder reads it: exponent field 0 -> zero of its
     sign, exponent field all ones -> infinity of its sign."""
     fmt = as_format(fmt)
-    b = jnp.asarray(bits).astype(jnp.uint64)
+    b = jnp.asarray(check_patterns("flush_operand bits", bits, fmt)).astype(jnp.uint64)
     exponent = (b >> fmt.man_bits) & ((1 << fmt.exp_bits) - 1)
     negative = (b >> (fmt.width - 1)) & 1 == 1
     signed_zero = jnp.where(negative, -0.0, 0.0)
@@ -46,6 +48,7 @@ def flush_operand(bits, fmt: str | Format = "fp16"):
                                to_float64(b, fmt)))
 
 
+@check.entry
 def fp_add_ftz(x, y, fmt: str | Format = "fp16"):
     """x + y on ``fmt`` bit patterns, flush-to-zero and without NaN (module docstring); returns
     ``fmt`` patterns. Element-wise; ``fmt`` must be narrow enough that float64 adds exactly
@@ -54,7 +57,8 @@ def fp_add_ftz(x, y, fmt: str | Format = "fp16"):
     if not _exact_in_float64(fmt):
         raise ValueError(f"fp_add_ftz: {fmt} sums are not exact in float64; allowed: formats "
                          "with at most 5 exponent bits (fp16, fp8, fp8alt)")
-    return _add_ftz(x, y, fmt)
+    return _add_ftz(check_patterns("fp_add_ftz x", x, fmt), check_patterns("fp_add_ftz y", y, fmt),
+                    fmt)
 
 
 @functools.partial(jax.jit, static_argnames=("fmt",))

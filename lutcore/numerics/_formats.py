@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import _checks as check
 from ._format import _UINT, IEEE, Format, FormatSet
 
 ROUNDING_MODES = ("rne", "rtz", "rdn", "rup", "rmm", "rod")
@@ -41,6 +42,12 @@ def as_format(fmt: str | Format) -> Format:
     """Resolve a format name or pass a ``Format`` through; unknown names list the known ones,
     formats this arithmetic cannot model (OCP "fn", integers) are refused."""
     return FORMATS.lookup(fmt)
+
+
+def check_patterns(name: str, bits, fmt: Format):
+    """``bits`` checked as bit patterns of ``fmt`` (``_checks.patterns``), the format named
+    as ``FORMATS`` calls it (fp8, not fp8_e5m2)."""
+    return check.patterns(name, bits, fmt, label=FORMATS.label(fmt))
 
 
 def check_rounding(rounding: str) -> str:
@@ -88,10 +95,11 @@ class Unpacked(NamedTuple):
     is_nan: jnp.ndarray
 
 
+@check.entry
 def decode(bits, fmt: str | Format) -> Unpacked:
     """Unpack ``fmt`` bit patterns (any unsigned integer array) into exact integer fields."""
     fmt = as_format(fmt)
-    b = jnp.asarray(bits).astype(jnp.uint64)
+    b = jnp.asarray(check_patterns("decode bits", bits, fmt)).astype(jnp.uint64)
     man_mask = (1 << fmt.man_bits) - 1
     exp_mask = (1 << fmt.exp_bits) - 1
     sign = ((b >> (fmt.width - 1)) & 1).astype(bool)
@@ -194,9 +202,12 @@ def encode_special(is_nan, is_inf, sign, finite_bits, fmt: Format):
     return jnp.where(is_nan, jnp.asarray(fmt.qnan_bits, fmt.dtype), out)
 
 
+@check.entry
 def convert(bits, src: str | Format, dst: str | Format, rounding: str = "rne"):
     """Cast ``src`` bit patterns to ``dst`` patterns with one rounding (NaN -> canonical NaN)."""
-    return _convert(jnp.asarray(bits), as_format(src), as_format(dst), check_rounding(rounding))
+    src = as_format(src)
+    return _convert(jnp.asarray(check_patterns("convert bits", bits, src)), src, as_format(dst),
+                    check_rounding(rounding))
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 3))
@@ -206,9 +217,11 @@ def _convert(bits, src: Format, dst: Format, rounding: str):
     return encode_special(u.is_nan, u.is_inf, u.sign, finite, dst)
 
 
+@check.entry
 def to_float64(bits, fmt: str | Format):
     """Exact float64 values of ``fmt`` patterns (every format here fits float64 exactly)."""
     fmt = as_format(fmt)
+    check_patterns("to_float64 bits", bits, fmt)
     return _to_float64(jnp.asarray(bits, jnp.uint64) if fmt.width == 64 else jnp.asarray(bits),
                        fmt)
 

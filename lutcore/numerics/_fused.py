@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _checks as check
 from . import _rtl
 from ._formats import (
     FLAG_NV,
@@ -37,6 +38,7 @@ from ._formats import (
     Format,
     as_format,
     bit_length,
+    check_patterns,
     decode,
     encode_special,
     is_rounding,
@@ -241,9 +243,11 @@ def _vsum(a, c, e, src, dst, rounding, model, lane) -> Outputs:
     return _sum3(terms, (False, False, False), dst, rounding, model, lane)
 
 
-def _operands(fmt_bits):
-    """Broadcast bit-pattern operands, each cast to its format's unsigned dtype."""
-    arrays = [jnp.asarray(x).astype(fmt.dtype) for x, fmt in fmt_bits]
+def _operands(op: str, named):
+    """Broadcast bit-pattern operands (name, patterns, format), each checked to be patterns of
+    its format and cast to the format's unsigned dtype."""
+    arrays = [jnp.asarray(check_patterns(f"{op} {name}", x, fmt)).astype(fmt.dtype)
+              for name, x, fmt in named]
     return jnp.broadcast_arrays(*arrays)
 
 
@@ -262,6 +266,7 @@ def _kernel_args(src: Format, dst: Format, rounding, model: str, lane, op: str,
                 lane=lane)
 
 
+@check.entry
 def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """Expanding sum of dot products a*b + c*d + e (``fpnew_sdotp``).
 
@@ -274,6 +279,7 @@ def exsdotp(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None
     return _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, ("bits",), "exsdotp")
 
 
+@check.entry
 def exsdotp_flags(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """``exsdotp`` and its status flags: (patterns, uint8 flags with NV, DZ, OF, UF, NX as bits
     4..0, RISC-V's fflags layout). The ideal model's flags are IEEE 754 with RISC-V's choices
@@ -283,6 +289,7 @@ def exsdotp_flags(a, b, c, d, e, *, src, dst, rounding="rne", model="ideal", lan
                             "exsdotp")
 
 
+@check.entry
 def exsdotp_rtl_trace(a, b, c, d, e, *, src, dst, rounding="rne", lane=None) -> Outputs:
     """The rtl model's ``Outputs``: patterns, flags and whether the first adder folded bits of
     the intermediate addend into its sticky bit (the cause of most departures from IEEE)."""
@@ -293,10 +300,12 @@ def exsdotp_rtl_trace(a, b, c, d, e, *, src, dst, rounding="rne", lane=None) -> 
 def _exsdotp_outputs(a, b, c, d, e, src, dst, rounding, model, lane, outputs, op):
     src, dst = as_format(src), as_format(dst)
     _check_pair(src, dst, op)
-    ops = _operands([(a, src), (b, src), (c, src), (d, src), (e, dst)])
+    ops = _operands(op, [("a", a, src), ("b", b, src), ("c", c, src), ("d", d, src),
+                         ("e", e, dst)])
     return _pick(_exsdotp(*ops, **_kernel_args(src, dst, rounding, model, lane, op)), outputs)
 
 
+@check.entry
 def exfma(a, b, c, *, src, dst, rounding="rne"):
     """Expanding fused multiply-add a*b + c, one rounding; ``a, b`` in ``src``, ``c`` in ``dst``.
 
@@ -305,7 +314,7 @@ def exfma(a, b, c, *, src, dst, rounding="rne"):
     src, dst = as_format(src), as_format(dst)
     if src != dst:
         _check_pair(src, dst, "exfma")
-    ops = _operands([(a, src), (b, src), (c, dst)])
+    ops = _operands("exfma", [("a", a, src), ("b", b, src), ("c", c, dst)])
     return _exfma(*ops, **_kernel_args(src, dst, rounding, "ideal", None, "exfma")).bits
 
 
@@ -319,6 +328,7 @@ def _unit_multipliers(a, src: Format):
     return jnp.full(jnp.shape(a), src.bias << src.man_bits, src.dtype)
 
 
+@check.entry
 def exvsum(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """Expanding vector sum a + c + e: ``a, c`` in ``src``, ``e`` in ``dst``. The unit runs it
     as ExSdotp with b = d = 1 (paper Sec. III-B), and so does this function."""
@@ -327,6 +337,7 @@ def exvsum(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
                             "exvsum")
 
 
+@check.entry
 def exvsum_flags(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None):
     """``exvsum`` and its status flags, as ``exsdotp_flags``."""
     one = _unit_multipliers(a, as_format(src))
@@ -334,12 +345,14 @@ def exvsum_flags(a, c, e, *, src, dst, rounding="rne", model="ideal", lane=None)
                             ("bits", "flags"), "exvsum")
 
 
+@check.entry
 def vsum(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
     """Non-expanding three-term sum a + c + e, all in ``fmt``, rounded once (paper Eq. 6).
     ``model``/``lane`` as for ``exsdotp``; the unit reads all three in its destination fields."""
     return _vsum_outputs(a, c, e, fmt, rounding, model, lane, ("bits",))
 
 
+@check.entry
 def vsum_flags(a, c, e, *, fmt, rounding="rne", model="ideal", lane=None):
     """``vsum`` and its status flags, as ``exsdotp_flags``."""
     return _vsum_outputs(a, c, e, fmt, rounding, model, lane, ("bits", "flags"))
@@ -350,6 +363,6 @@ def _vsum_outputs(a, c, e, fmt, rounding, model, lane, outputs):
     label = FORMATS.label(fmt)
     if label in FORMATS and label not in VSUM_FORMATS:
         raise ValueError(f"vsum: {label} is not a Vsum format; allowed: {', '.join(VSUM_FORMATS)}")
-    ops = _operands([(a, fmt), (c, fmt), (e, fmt)])
+    ops = _operands("vsum", [("a", a, fmt), ("c", c, fmt), ("e", e, fmt)])
     return _pick(_vsum(*ops, **_kernel_args(fmt, fmt, rounding, model, lane, "vsum", vsum=True)),
                  outputs)

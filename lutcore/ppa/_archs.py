@@ -56,6 +56,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _checks as check
 from ._blocks import Cost, clog2, gates, incrementer, ripple_adder, series, xp
 from ._cells import NANGATE45, CellLibrary
 
@@ -159,8 +160,10 @@ PREFIX = {
 }
 
 
+@check.entry
 def prefix_adder(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit adder with carry-in on the ``network`` prefix tree (see the module docstring)."""
+    check.integers("prefix_adder bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     net = PREFIX[network]
     columns = bits + 1
@@ -174,9 +177,11 @@ def prefix_adder(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
                  BUF=buffers, delay=delay)
 
 
+@check.entry
 def prefix_incrementer(bits, network: str, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1: carries c_i = AND of the bits below i by a prefix network of NAND2/NOR2
     nodes over the bits columns, sums a_i XOR c_i."""
+    check.integers("prefix_incrementer bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     net = PREFIX[network]
     nodes = net.nodes(bits)
@@ -195,8 +200,10 @@ def _blocks_of(bits):
     return k, ns.where(bits > 0, ns.ceil(bits / ns.maximum(k, 1) - 1e-9), 0.0)
 
 
+@check.entry
 def carry_select_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit carry-select adder with carry-in (module docstring)."""
+    check.integers("carry_select_adder bits", bits, min=0)
     ns = xp(bits)
     bits = ns.asarray(bits, dtype=float)
     k, blocks = _blocks_of(bits)
@@ -207,10 +214,12 @@ def carry_select_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     return _where(split, selected, ripple_adder(bits, library))
 
 
+@check.entry
 def carry_select_incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1 in carry-select blocks: an HA chain per block (its carry-out: the block is
     all ones), a MUX2 per bit of the later blocks choosing the block or the block + 1, an AND2
     chain of the block carries."""
+    check.integers("carry_select_incrementer bits", bits, min=0)
     ns = xp(bits)
     bits = ns.asarray(bits, dtype=float)
     k, blocks = _blocks_of(bits)
@@ -295,9 +304,12 @@ def dadda(heights: tuple[int, ...]) -> Dadda:
     return Dadda(full, half, stages, pairs[0] if pairs else len(h))
 
 
+@check.entry
 def booth_dadda_multiplier(n_bits, m_bits, adder, library: CellLibrary = NANGATE45) -> Cost:
     """n x m unsigned radix-4 Booth multiplier with a Dadda tree and ``adder(bits)`` as its
     final adder (module docstring). n_bits, m_bits: Python ints (the tree is counted)."""
+    check.integers("booth_dadda_multiplier n_bits", n_bits, min=0)
+    check.integers("booth_dadda_multiplier m_bits", m_bits, min=0)
     n, m = int(n_bits), int(m_bits)
     rows = booth_rows(m)
     tree = dadda(booth_heights(n, m))

@@ -50,6 +50,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _checks as check
 from . import _full, _paper, _timing
 from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, parallel, per_cell, series, xp
 from ._cells import NANGATE45
@@ -161,6 +162,8 @@ def unit_spec(method: str, act, weight, m, n, k, *, boundary: str | Boundary = "
     if method not in bound.builders:
         raise ValueError(f"unknown method {method!r}; allowed values: {', '.join(METHODS)}")
     lib = _library(library)
+    for name, size in (("m", m), ("n", n), ("k", k)):
+        check.integers(name, size, min=1)
     a, w = _formats(act, weight, len(np.broadcast_shapes(*map(np.shape, (m, n, k)))), method)
     if entry is not None and (method not in LUT_METHODS or entry not in TABLE_ENTRIES):
         raise ValueError(f"entry {entry!r}: a table-entry format of the LUT methods; allowed "
@@ -226,6 +229,7 @@ def price(spec: UnitSpec, built: Datapath) -> ArrayPPA:
                    spec.blocks.library)
 
 
+@check.entry
 def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str | Boundary = "paper",
                 operand_registers: bool | None = None, entry: str | None = None,
                 accumulator: str | None = None, table_share: int | None = None,
@@ -254,6 +258,8 @@ def tensor_core(method: str, act: str, weight: str, m, n, k, *, boundary: str | 
     if operand_registers and not bound.operand_registers:
         raise ValueError(f"operand_registers=True: the {bound.name} boundary has no operand "
                          f"registers; allowed values at boundary={bound.name!r}: None, False")
+    if clock_ghz is not None:
+        check.finite("clock_ghz", clock_ghz, above=0)
     spec = unit_spec(method, act, weight, m, n, k, boundary=bound, entry=entry,
                      accumulator=accumulator, table_share=table_share, library=library)
     if clock_ghz is None:
@@ -313,6 +319,7 @@ class Metrics(NamedTuple):
     meets_timing: jnp.ndarray = None
 
 
+@check.entry
 def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0,
             activity: str = "random") -> Metrics:
     """``ppa`` as the paper reports it: at ``node`` ("28nm": the library scaled onto the paper's
@@ -323,6 +330,7 @@ def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0,
     if node not in (native, "28nm"):
         raise ValueError(f"unknown node {node!r}; allowed values: '{native}', '28nm'")
     check_activity(activity)
+    check.finite("freq_ghz", freq_ghz, above=0)
     scaled = node == "28nm"
     energy = ppa.dynamic_energy if activity == "random" else ppa.dc_default_energy
     area = ppa.area * (ppa.to_28nm.area if scaled else 1.0) * 1e-6
@@ -336,6 +344,7 @@ def metrics(ppa: ArrayPPA, *, node: str = "28nm", freq_ghz: float = 1.0,
                    meets_timing=delay <= 1e3 / freq_ghz)
 
 
+@check.entry
 def operand_delivery(method: str, act: str, weight: str, m, n, k, *,
                      clock_ghz: float | None = None, **options) -> ArrayPPA:
     """The cost of delivering the operands of a paper-boundary array (``_paper.delivered_bits``, one

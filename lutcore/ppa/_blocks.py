@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _checks as check
 from ._cells import INDEX, NAMES, NANGATE45, CellLibrary
 
 BROADCAST_FANOUT = 4  # loads one X1 buffer drives at the table point's load (two inputs + wire)
@@ -97,8 +98,10 @@ def parallel(*parts: Cost) -> Cost:
     return Cost(sum(p.cells for p in parts), delay)
 
 
+@check.entry
 def times(part: Cost, n) -> Cost:
     """``n`` copies of ``part`` side by side (n may be an array)."""
+    check.integers("times n", n, min=0)
     ns = xp(part.cells, n)
     n = ns.asarray(n, dtype=float)
     return Cost(part.cells * n[..., None], ns.broadcast_to(part.delay, np.broadcast_shapes(
@@ -115,8 +118,10 @@ def clog2(x):
 # Integer datapath
 
 
+@check.entry
 def ripple_adder(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit ripple-carry adder with carry-in: one FA per bit; carry chain then the last sum."""
+    check.integers("ripple_adder bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     return gates(FA=bits, delay=(bits - 1) * library.fa_carry_delay + library.fa_sum_delay)
 
@@ -131,20 +136,27 @@ def ripple_partial_adder(width, overlap, library: CellLibrary = NANGATE45) -> Co
                  + library.fa_sum_delay)
 
 
+@check.entry
 def incrementer(bits, library: CellLibrary = NANGATE45) -> Cost:
     """bits-bit +1 (rounding): one HA per bit, a carry chain."""
+    check.integers("incrementer bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     return gates(HA=bits, delay=(bits - 1) * library.ha_carry_delay + library.delay["HA"])
 
 
+@check.entry
 def conditional_negate(bits, library: CellLibrary = NANGATE45) -> Cost:
     """Invert bits-bit two's complement on a control bit; the +1 is the next adder's carry-in."""
+    check.integers("conditional_negate bits", bits, min=0)
     return gates(XOR2=bits, delay=library.delay["XOR2"])
 
 
+@check.entry
 def array_multiplier(n_bits, m_bits, library: CellLibrary = NANGATE45) -> Cost:
     """n x m carry-save array multiplier (Braun): n*m AND2 partial products, m-1 rows of n
     adders (the first of each row a HA), the last row rippling the carries."""
+    check.integers("array_multiplier n_bits", n_bits, min=0)
+    check.integers("array_multiplier m_bits", m_bits, min=0)
     ns = xp(n_bits, m_bits)
     n = ns.asarray(n_bits, dtype=float)
     m = ns.asarray(m_bits, dtype=float)
@@ -154,18 +166,25 @@ def array_multiplier(n_bits, m_bits, library: CellLibrary = NANGATE45) -> Cost:
     return gates(AND2=n * m, FA=rows * (n - 1), HA=rows, delay=delay)
 
 
+@check.entry
 def mux_tree(inputs, bits, library: CellLibrary = NANGATE45) -> Cost:
     """inputs:1 multiplexer of bits-bit words: a binary tree of MUX2."""
+    check.integers("mux_tree inputs", inputs, min=1)
+    check.integers("mux_tree bits", bits, min=0)
     inputs = xp(inputs).asarray(inputs, dtype=float)
     return gates(MUX2=(inputs - 1) * bits, delay=clog2(inputs) * library.delay["MUX2"])
 
 
+@check.entry
 def barrel_shifter(bits, max_shift, library: CellLibrary = NANGATE45) -> Cost:
     """Shift bits-bit word by 0..max_shift: one MUX2 level per shift-amount bit."""
+    check.integers("barrel_shifter bits", bits, min=0)
+    check.integers("barrel_shifter max_shift", max_shift, min=0)
     levels = clog2(xp(max_shift).asarray(max_shift, dtype=float) + 1)
     return gates(MUX2=bits * levels, delay=levels * library.delay["MUX2"])
 
 
+@check.entry
 def leading_zero_count(bits, library: CellLibrary = NANGATE45) -> Cost:
     """Leading-zero counter as a tree of 2-bit counters (Oklobdzija, IEEE TVLSI 1994).
 
@@ -174,6 +193,7 @@ def leading_zero_count(bits, library: CellLibrary = NANGATE45) -> Cost:
     count bits (its top bit is the left half's flag, free). Summed over the L = clog2(bits)
     levels with bits / 2^l nodes each: bits (1 - (L + 1) / 2^L) MUX2, bits (1/2 - 1/2^L) AND2.
     """
+    check.integers("leading_zero_count bits", bits, min=0)
     bits = xp(bits).asarray(bits, dtype=float)
     levels = clog2(bits)
     return gates(NOR2=bits / 2, INV=bits / 2, AND2=bits * (0.5 - 2.0 ** -levels),
@@ -181,13 +201,18 @@ def leading_zero_count(bits, library: CellLibrary = NANGATE45) -> Cost:
                  delay=library.delay["NOR2"] + (levels - 1) * library.delay["MUX2"])
 
 
+@check.entry
 def register(bits) -> Cost:
     """bits flip-flops (timing is charged once per path: clock-to-Q + setup)."""
+    check.integers("register bits", bits, min=0)
     return gates(DFF=bits)
 
 
+@check.entry
 def broadcast(signals, fanout, library: CellLibrary = NANGATE45) -> Cost:
     """Drive ``signals`` nets to ``fanout`` loads each: a buffer tree of fan-out 4 per buffer."""
+    check.integers("broadcast signals", signals, min=0)
+    check.integers("broadcast fanout", fanout, min=0)
     ns = xp(fanout)
     fanout = ns.asarray(fanout, dtype=float)
     buffers = ns.ceil((fanout - 1) / (BROADCAST_FANOUT - 1))
@@ -195,8 +220,10 @@ def broadcast(signals, fanout, library: CellLibrary = NANGATE45) -> Cost:
     return gates(BUF=signals * buffers, delay=levels * library.delay["BUF"])
 
 
+@check.entry
 def adder_tree(terms, adder: Cost) -> Cost:
     """Sum ``terms`` operands with terms - 1 copies of ``adder`` in log2(terms) levels."""
+    check.integers("adder_tree terms", terms, min=1)
     terms = xp(terms).asarray(terms, dtype=float)
     tree = times(adder, terms - 1)
     return Cost(tree.cells, clog2(terms) * adder.delay)
@@ -206,10 +233,13 @@ def adder_tree(terms, adder: Cost) -> Cost:
 # Floating point (p = significand bits with the hidden one, e = exponent bits)
 
 
+@check.entry
 def fp_adder(e, p, blocks: Blocks | None = None) -> Cost:
     """Two-operand FP adder with one rounding: exponent difference, swap, alignment with
     guard/round/sticky, significand add/sub, leading-zero count, normalization, round, exponent
     adjust, special-value detection. ``blocks``: the adders etc. it is built from (``TEXTBOOK``)."""
+    check.integers("fp_adder e", e, min=0)
+    check.integers("fp_adder p", p, min=0)
     b = blocks or TEXTBOOK
     wide = p + 3
     return series(
@@ -223,17 +253,24 @@ def fp_adder(e, p, blocks: Blocks | None = None) -> Cost:
     )
 
 
+@check.entry
 def fp_multiplier(e, p, blocks: Blocks | None = None) -> Cost:
     """Exact FP product (no rounding, as a tensor core forwards it to its adder tree):
     p x p significand multiplier, exponent add, one-bit normalization."""
+    check.integers("fp_multiplier e", e, min=0)
+    check.integers("fp_multiplier p", p, min=0)
     b = blocks or TEXTBOOK
     return series(parallel(b.multiplier(p, p), b.adder(e + 1)),
                   b.gates(MUX2=2 * p, delay=b.cell_delay("MUX2")))
 
 
+@check.entry
 def int_to_fp(bits, e, p, blocks: Blocks | None = None) -> Cost:
     """Dequantization converter, signed bits-bit integer to FP(e, p): absolute value, leading-
     zero count, normalizing shift, exponent from the count, rounding when bits > p."""
+    check.integers("int_to_fp bits", bits, min=0)
+    check.integers("int_to_fp e", e, min=0)
+    check.integers("int_to_fp p", p, min=0)
     b = blocks or TEXTBOOK
     ns = xp(bits)
     rounds = ns.where(ns.asarray(bits) > p, 1.0, 0.0)

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _checks as check
 from ._arrays import LUT_METHODS, boundary_named, metrics, operand_delivery, tensor_core
 from ._power import ACTIVITY_MODELS
 
@@ -19,8 +20,12 @@ def power_of_two_shapes(total: int, *, k_max: int | None = None) -> np.ndarray:
     """Every (M, N, K) of powers of two with M * N * K = total (and K <= k_max): [S, 3] ints.
 
     The paper sweeps MNK = 512, the A100 INT8 tensor core's M8 N4 K16 (§4.2.2)."""
-    if total < 1 or total & (total - 1):
-        raise ValueError(f"total must be a power of two, got {total}")
+    check.positive_int("total", total, note=", a power of two")
+    if total & (total - 1):
+        raise ValueError(f"total: {total} is not allowed; allowed values: a power of two "
+                         "(1, 2, 4, ...)")
+    if k_max is not None:
+        check.positive_int("k_max", k_max)
     e = total.bit_length() - 1
     shapes = [(1 << i, 1 << j, 1 << (e - i - j)) for i in range(e + 1) for j in range(e + 1 - i)]
     if k_max is not None:
@@ -65,6 +70,7 @@ def shape_objective(array, delivery=None):
     return area * power
 
 
+@check.entry
 def best_arrays(method: str, act: str, weight: str, sizes, *, node: str = "28nm",
                 freq_ghz: float = 1.0, boundary: str = "paper", activity: str = "random",
                 **options) -> tuple[BestArray, ...]:

@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _checks as check
 from . import _paper
 from ._blocks import TEXTBOOK, Cost, parallel, register, series, times
 from ._unit import Operand, UnitSpec, add_into
@@ -74,12 +75,16 @@ def release_spec(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
     """The released array as the paper boundary's ``UnitSpec`` (NanGate45 textbook blocks):
     FP entries of 1 + exp_bits + man_bits bits, ``b_bits``-bit weights, the accumulator in the
     entry format (C_BIT = A_LUT_BIT)."""
+    for name, value in (("m", m), ("n", n), ("k", k), ("b_bits", b_bits),
+                        ("exp_bits", exp_bits), ("man_bits", man_bits)):
+        check.positive_int(name, value)
     width = 1 + exp_bits + man_bits
     fmt = Operand(f"fp{width}", width, exp_bits, man_bits)
     m, n, k = (np.asarray(float(x)) for x in (m, n, k))
     return UnitSpec(fmt, Operand(f"int{b_bits}", b_bits), m, n, k, TEXTBOOK, accumulator=fmt)
 
 
+@check.entry
 def release_lut_array(m: int = RELEASE.m, n: int = RELEASE.n, k: int = RELEASE.k,
                       b_bits: int = RELEASE.b_bits, exp_bits: int = RELEASE.exp_bits,
                       man_bits: int = RELEASE.man_bits) -> ReleasedArrayCost:

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from .. import _checks as check
 from . import _archs
 from ._blocks import (
     Blocks,
@@ -151,14 +152,15 @@ WORST_CASE_SLOWDOWN = 1.26 / 0.95  # MiniFloat-NN Sec. IV: 950 MHz worst case, 1
 PAPER_NODE_NM = 28.0  # the LUT Tensor Core paper's TSMC 28nm (§4.1.1), our "28nm" yardstick
 
 
+@check.entry
 def period_ps(freq_ghz: float, library: str | CellLibrary = "nangate45", *,
               node_nm: float = PAPER_NODE_NM, worst_case: bool = False) -> float:
     """The clock period of ``freq_ghz`` at ``node_nm`` (typical corner, or the worst case with
     ``worst_case``) in ps of ``library``: to typical by ``WORST_CASE_SLOWDOWN``, to 28nm by
     constant-field delay scaling (x 28 / node_nm), to the library by its yardstick."""
     lib = _library(library)
-    if freq_ghz <= 0:
-        raise ValueError(f"freq_ghz must be positive, got {freq_ghz}")
+    check.finite("freq_ghz", freq_ghz, above=0)
+    check.finite("node_nm", node_nm, above=0)
     period = 1e3 / freq_ghz
     if worst_case:
         period /= WORST_CASE_SLOWDOWN

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 from jax import lax
 
 import lutcore.numerics as nm
+from lutcore import _checks as check
 
 from ._kernels import kernel_spec
 
@@ -145,6 +146,9 @@ def run_gemm(kernel: str, a_bits, bt_bits, *, rounding: str = "rne") -> GemmResu
         allowed = ("rne",) if spec.src == "fp64" else nm.ROUNDING_MODES
         raise ValueError(f"{kernel}: rounding {rounding!r} not supported; allowed: "
                          f"{', '.join(allowed)}")
+    if spec.src != "fp64":
+        check.patterns("run_gemm a_bits", a_bits, nm.FORMATS[spec.src], label=spec.src)
+        check.patterns("run_gemm bt_bits", bt_bits, nm.FORMATS[spec.src], label=spec.src)
     dtype = jnp.float64 if spec.src == "fp64" else nm.FORMATS[spec.src].dtype
     return GemmResult(*_run(a_bits.astype(dtype), bt_bits.astype(dtype), jnp.uint64(0),
                             kernel=kernel, rounding=rounding))

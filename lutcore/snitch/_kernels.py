@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import NamedTuple
 
+from lutcore import _checks as check
 from lutcore import numerics as nm
 
 from ._cluster import SNITCH_CLUSTER, Cluster
@@ -121,8 +122,7 @@ def check_shape(spec: KernelSpec, m: int, n: int, k: int, cluster: Cluster) -> N
     ``unroll`` outputs (the column clean-up of gemm.c is commented out), K in whole 64-bit
     words, and at least one FREP iteration (two K words for FP32, whose first is a vfmul)."""
     for name, value in (("m", m), ("n", n), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        check.positive_int(name, value)
     words = 2 if spec.first_step_mul else 1
     problems = []
     if m % cluster.cores:
@@ -144,6 +144,8 @@ def check_gemm(kernel: str, m: int, n: int, k: int, cluster: Cluster = SNITCH_CL
 def footprint_bytes(kernel: str, m: int, n: int, k: int) -> int:
     """Scratchpad bytes of A (M x K), B (K x N) and C (M x N), all in the input format."""
     spec = kernel_spec(kernel)
+    for name, value in (("m", m), ("n", n), ("k", k)):
+        check.positive_int(name, value)
     return (m * k + k * n + m * n) * spec.bytes
 
 
