@@ -87,7 +87,8 @@ def test_table3_small(tmp_path):
 
 def test_table3_arithmetic_contradiction_only_beyond_rounding(monkeypatch):
     """A printed efficiency no input within its rounding reaches is a contradiction; 575 is not."""
-    module = get("mfnn-table3")
+    record = get("mfnn-table3")
+    module = record.module
     real = module.reference
 
     def printed(value):
@@ -100,7 +101,7 @@ def test_table3_arithmetic_contradiction_only_beyond_rounding(monkeypatch):
 
     for value, shown in ((575, False), (576, True), (567, True), (568, False)):
         monkeypatch.setattr(module, "reference", printed(value))
-        claim = module._arithmetic_claim(module, 130.0)
+        claim = module._arithmetic_claim(record, 130.0)
         assert (claim.verdict == "paper-inconsistent") == shown, value
 
 
