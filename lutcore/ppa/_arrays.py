@@ -50,6 +50,8 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from lutcore import numerics as nm
+
 from .. import _checks as check
 from . import _full, _paper, _timing
 from ._blocks import NOTHING, TEXTBOOK, Blocks, Cost, parallel, per_cell, series, xp
@@ -134,15 +136,16 @@ def boundary_named(boundary: str | Boundary) -> Boundary:
 def _formats(acts, weights, ndim: int, method: str) -> tuple[Operand, Operand]:
     """(activation, weight) operands: single formats, or equal-length tuples paired on a design
     axis (a single name is repeated)."""
-    stack = not (isinstance(acts, str) and isinstance(weights, str))
-    acts, weights = ((x,) if isinstance(x, str) else tuple(x) for x in (acts, weights))
+    one = lambda x: isinstance(x, (str, nm.Format))  # a name or a (new) format's record
+    stack = not (one(acts) and one(weights))
+    acts, weights = ((x,) if one(x) else tuple(x) for x in (acts, weights))
     size = max(len(acts), len(weights))
     acts, weights = (x * size if len(x) == 1 else x for x in (acts, weights))
     if len(acts) != len(weights):
         raise ValueError(f"act {acts} and weight {weights}: tuples of one length")
     for act, weight in zip(acts, weights):
         operand(act), operand(weight)
-        if act not in ACTIVATIONS:
+        if not isinstance(act, nm.Format) and act not in ACTIVATIONS:
             raise ValueError(f"activation {act!r} not supported; allowed values: "
                              f"{', '.join(ACTIVATIONS)}")
         if method != "mac" and operand(weight).is_float:

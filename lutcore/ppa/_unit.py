@@ -70,7 +70,8 @@ def stacked(names, ndim: int) -> Operand:
         raise ValueError(f"formats {list(names)} mix FP and INT; one call prices one kind")
     shape = (len(formats),) + (1,) * ndim
     column = lambda field: np.array([getattr(f, field) for f in formats]).reshape(shape)
-    return Operand("+".join(names), column("bits"), column("exp_bits"), column("man_bits"))
+    return Operand("+".join(map(str, names)), column("bits"), column("exp_bits"),
+                   column("man_bits"))
 
 
 class ArrayPPA(NamedTuple):
