@@ -1,5 +1,8 @@
 """lutcore.lut against numpy integer matmul, float64 references and the paper's equations."""
 
+import subprocess
+import sys
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -7,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.lut as lut
+
+from conftest import checkout_env
 
 W_BITS = (1, 2, 3, 4, 8)
 
@@ -313,6 +318,70 @@ def test_prepared_layers_are_each_layers_prepared_weights(w_bits):
     with pytest.raises(ValueError, match=r"w codes must lie in \[0, "):
         lut.prepare_layers(w + (1 << w_bits), scheme)
 
+
+
+def scatter_reference(w, scheme, scale, zero):
+    """The selection tensor [G*E, N] as a scatter-add of lookup_plan: each lookup's coefficient
+    times s_eff (one rounding), added at its (group, entry) row in plane order from +0."""
+    entry, coeff, s_eff = (np.asarray(v) for v in lut.lookup_plan(w, scheme, scale, zero))
+    n, groups, planes = entry.shape
+    select = np.zeros((groups * scheme.entries, n))
+    rows = np.arange(groups)[:, None] * scheme.entries + entry  # [N, G, P]
+    for p in range(planes):  # one plane at a time: within a plane no two lookups share a row
+        np.add.at(select, (rows[..., p], np.arange(n)[:, None]), coeff[..., p] * s_eff)
+    return select
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(["naive", "bitserial", "symmetric", "ternary"]),
+       w_bits=st.integers(1, 4), k=st.integers(1, 5), n=st.sampled_from([1, 5, 37, 64]),
+       ktot=st.integers(1, 24), groups=st.sampled_from([1, 2]), seed=st.integers(0, 2**32 - 1))
+def test_prepared_selection_is_the_scatter_of_the_lookup_plan(name, w_bits, k, n, ktot, groups,
+                                                               seed):
+    """prepare_weights's fused build equals the scatter-add of the lookups bit for bit, with
+    float64 scales and zero points whose products round (their sums depend on the order)."""
+    k, w_bits = (3, 2) if name == "ternary" else (min(k, 2) if name == "naive" else k, w_bits)
+    scheme = lut.make_scheme(name, k, w_bits)
+    ktot = ktot * k * groups
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 3 if name == "ternary" else 1 << w_bits, (n, ktot))
+    scale = rng.uniform(-2, 2, (n, groups))
+    zero = np.where(rng.random((n, groups)) < 0.5, rng.uniform(-20, 20, (n, groups)),
+                    rng.integers(0, 1 << w_bits, (n, groups)))
+    got = np.asarray(lut.prepare_weights(w, scheme, scale=scale, zero=zero).select)
+    np.testing.assert_array_equal(got.view(np.int64),
+                                  scatter_reference(w, scheme, scale, zero).view(np.int64))
+
+
+FMA_CASE = """
+import sys
+import numpy as np
+import lutcore.lut as lut
+scheme = lut.make_scheme("symmetric", 4, 2)
+w = np.zeros((64, 16), np.uint8)
+scale = 1 + np.arange(1, 257, 2).reshape(64, 2) * 2.0 ** -52  # (3/2) s needs 54 bits
+select = lut.prepare_weights(w, scheme, scale=scale, zero=np.zeros((64, 2))).select
+np.save(sys.argv[1], np.asarray(select))
+"""
+
+
+def test_prepared_selection_rounds_each_lookup_before_its_sum(tmp_path):
+    """Codes 0 with zero point 0, W_INT2 symmetric: the planes put s/2 + s at the all-(-1)
+    entry and the zero point -(3/2)s, each rounded: exactly 0. One fused multiply-add would
+    leave the rounding error of (3/2)s there instead. XLA CPU contracts a product and a sum
+    only in its optimized, vectorized loops: so built in a process at XLA's default optimization
+    level (the tests' conftest lowers it), on 64 columns of group-wise scales as in a model."""
+    env = checkout_env()
+    env["XLA_FLAGS"] = env["XLA_FLAGS"].replace("--xla_backend_optimization_level=0", "")
+    run = subprocess.run([sys.executable, "-c", FMA_CASE, str(tmp_path / "select.npy")],
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    select = np.load(tmp_path / "select.npy")
+    assert (select[::8] == 0.0).all() and not np.signbit(select).any(), select[::8]
+    scale = 1 + np.arange(1, 257, 2).reshape(64, 2) * 2.0 ** -52
+    reference = scatter_reference(np.zeros((64, 16), np.uint8), lut.make_scheme("symmetric", 4, 2),
+                                  scale, np.zeros((64, 2)))
+    np.testing.assert_array_equal(select, reference)
 
 
 def test_to_format_rounds_float64_once():
