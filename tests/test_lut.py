@@ -98,6 +98,22 @@ def test_table_symmetry_eq4(k):
     np.testing.assert_array_equal(half, full[: 2 ** (k - 1)])
 
 
+@pytest.mark.parametrize("name,k", [("symmetric", 8), ("bitserial", 8), ("symmetric", 4)])
+def test_fp16_tables_are_exact_at_the_edges_of_the_format(name, k):
+    """Every FP16 value is an integer times 2^-24 below 2^40 in magnitude, so a table entry (a
+    +-1 or 0/1 combination of k <= 8 of them) is one below 2^43 < 2^53: exact in float64, in
+    any order. At the edges: the largest normal, the smallest subnormal and normal, 1 + ulp."""
+    edges = np.array([65504, -65504, 2.0 ** -24, -(2.0 ** -24), 2.0 ** -14, 1 + 2.0 ** -10,
+                      -3 * 2.0 ** -24, 65504], np.float16)
+    rng = np.random.default_rng(k)
+    a = np.stack([rng.permutation(edges)[:k] for _ in range(16)])  # [16, k]
+    scheme = lut.make_scheme(name, k, 1)
+    got = np.asarray(lut.precompute_tables(a, scheme))[:, 0]  # [16, E]
+    units = (a.astype(np.float64) * 2.0 ** 24).astype(np.int64)  # exact integers
+    exact = units @ np.asarray(scheme.coefficients, np.int64).T
+    np.testing.assert_array_equal(got * 2.0 ** 24, exact)
+
+
 def test_offline_negation_changes_the_stored_index_not_the_result():
     rng = np.random.default_rng(3)
     a = rng.integers(-50, 50, (4, 32))
