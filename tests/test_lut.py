@@ -1,5 +1,8 @@
 """lutcore.lut against numpy integer matmul, float64 references and the paper's equations."""
 
+import subprocess
+import sys
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -7,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.lut as lut
+
+from conftest import checkout_env
 
 W_BITS = (1, 2, 3, 4, 8)
 
@@ -91,6 +96,22 @@ def test_table_symmetry_eq4(k):
     np.testing.assert_array_equal(full, -full[~np.arange(2 ** k) & (2 ** k - 1)])
     half = np.asarray(lut.precompute_tables(a[None], lut.make_scheme("symmetric", k, 1)))[0, 0]
     np.testing.assert_array_equal(half, full[: 2 ** (k - 1)])
+
+
+@pytest.mark.parametrize("name,k", [("symmetric", 8), ("bitserial", 8), ("symmetric", 4)])
+def test_fp16_tables_are_exact_at_the_edges_of_the_format(name, k):
+    """Every FP16 value is an integer times 2^-24 below 2^40 in magnitude, so a table entry (a
+    +-1 or 0/1 combination of k <= 8 of them) is one below 2^43 < 2^53: exact in float64, in
+    any order. At the edges: the largest normal, the smallest subnormal and normal, 1 + ulp."""
+    edges = np.array([65504, -65504, 2.0 ** -24, -(2.0 ** -24), 2.0 ** -14, 1 + 2.0 ** -10,
+                      -3 * 2.0 ** -24, 65504], np.float16)
+    rng = np.random.default_rng(k)
+    a = np.stack([rng.permutation(edges)[:k] for _ in range(16)])  # [16, k]
+    scheme = lut.make_scheme(name, k, 1)
+    got = np.asarray(lut.precompute_tables(a, scheme))[:, 0]  # [16, E]
+    units = (a.astype(np.float64) * 2.0 ** 24).astype(np.int64)  # exact integers
+    exact = units @ np.asarray(scheme.coefficients, np.int64).T
+    np.testing.assert_array_equal(got * 2.0 ** 24, exact)
 
 
 def test_offline_negation_changes_the_stored_index_not_the_result():
@@ -315,6 +336,69 @@ def test_prepared_layers_are_each_layers_prepared_weights(w_bits):
     with pytest.raises(ValueError, match=r"w: \d+ .* allowed values: integer codes"):
         lut.prepare_layers(w + (1 << w_bits), scheme)
 
+
+
+def scatter_reference(w, scheme, scale, zero):
+    """The selection tensor [G*E, N] as a scatter-add of lookup_plan: each lookup's coefficient
+    times s_eff (one rounding), added at its (group, entry) row in plane order from +0."""
+    entry, coeff, s_eff = (np.asarray(v) for v in lut.lookup_plan(w, scheme, scale, zero))
+    n, groups, planes = entry.shape
+    select = np.zeros((groups * scheme.entries, n))
+    rows = np.arange(groups)[:, None] * scheme.entries + entry  # [N, G, P]
+    for p in range(planes):  # one plane at a time: within a plane no two lookups share a row
+        np.add.at(select, (rows[..., p], np.arange(n)[:, None]), coeff[..., p] * s_eff)
+    return select
+
+
+@pytest.mark.parametrize("name,k,w_bits", [("naive", 2, 2), ("bitserial", 3, 3),
+                                            ("symmetric", 4, 4), ("symmetric", 5, 2),
+                                            ("ternary", 3, 2)])
+def test_prepared_selection_is_the_scatter_of_the_lookup_plan(name, k, w_bits):
+    """prepare_weights's fused build equals the scatter-add of the lookups bit for bit, with
+    float64 scales and zero points whose products round (their sums depend on the order); 67
+    columns: a vectorized loop and its remainder."""
+    scheme = lut.make_scheme(name, k, w_bits)
+    n, ktot, groups = 67, 6 * k, 2
+    rng = np.random.default_rng(k * w_bits)
+    w = rng.integers(0, 3 if name == "ternary" else 1 << w_bits, (n, ktot))
+    scale = rng.uniform(-2, 2, (n, groups))
+    zero = np.where(rng.random((n, groups)) < 0.5, rng.uniform(-20, 20, (n, groups)),
+                    rng.integers(0, 1 << w_bits, (n, groups)))
+    got = np.asarray(lut.prepare_weights(w, scheme, scale=scale, zero=zero).select)
+    np.testing.assert_array_equal(got.view(np.int64),
+                                  scatter_reference(w, scheme, scale, zero).view(np.int64))
+
+
+FMA_CASE = """
+import sys
+import numpy as np
+import lutcore.lut as lut
+scheme = lut.make_scheme("symmetric", 4, 2)
+w = np.zeros((64, 16), np.uint8)
+scale = 1 + np.arange(1, 257, 2).reshape(64, 2) * 2.0 ** -52  # (3/2) s needs 54 bits
+select = lut.prepare_weights(w, scheme, scale=scale, zero=np.zeros((64, 2))).select
+np.save(sys.argv[1], np.asarray(select))
+"""
+
+
+def test_prepared_selection_rounds_each_lookup_before_its_sum(tmp_path):
+    """Codes 0 with zero point 0, W_INT2 symmetric: the planes put s/2 + s at the all-(-1)
+    entry and the zero point -(3/2)s, each rounded: exactly 0. One fused multiply-add would
+    leave the rounding error of (3/2)s there instead. XLA CPU contracts a product and a sum
+    only in its optimized, vectorized loops: so built in a process at XLA's default optimization
+    level (the tests' conftest lowers it), on 64 columns of group-wise scales as in a model."""
+    env = checkout_env()
+    env["XLA_FLAGS"] = " ".join(flag for flag in env["XLA_FLAGS"].split()
+                                if not flag.startswith("--xla_backend_optimization_level"))
+    run = subprocess.run([sys.executable, "-c", FMA_CASE, str(tmp_path / "select.npy")],
+                         env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    select = np.load(tmp_path / "select.npy")
+    assert (select[::8] == 0.0).all() and not np.signbit(select).any(), select[::8]
+    scale = 1 + np.arange(1, 257, 2).reshape(64, 2) * 2.0 ** -52
+    reference = scatter_reference(np.zeros((64, 16), np.uint8), lut.make_scheme("symmetric", 4, 2),
+                                  scale, np.zeros((64, 2)))
+    np.testing.assert_array_equal(select, reference)
 
 
 def test_to_format_rounds_float64_once():

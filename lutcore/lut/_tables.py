@@ -25,8 +25,11 @@ def group_activations(a, k: int):
 def precompute_tables(a, scheme: TableScheme):
     """The precompute operator: one table per row and group, shared by all N columns.
 
-    a: [M, Ktot] activations (any real dtype; computed in float64, exact for FP16/BF16/FP8 and
-    INT8/INT16 inputs at k <= 8). Returns [M, G, E] float64 tables.
+    a: [M, Ktot] activations (any real dtype; computed in float64). Exact, in any order, for
+    FP16, FP8, INT8 and INT16 inputs at k <= 8: an FP16 value is an integer times 2^-24 below
+    2^40, so an entry is one below 2^43 < 2^53. BF16 has FP32's exponent range: exact only
+    while a group's exponents lie within 42 of each other (float64 rounds 2^100 + 2^-100).
+    Returns [M, G, E] float64 tables.
     """
     return _precompute_tables(jnp.asarray(a, jnp.float64), scheme)
 
