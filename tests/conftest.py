@@ -16,6 +16,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"),
                                                   "--xla_backend_optimization_level=0"]))
 
+# The pipeline's instruction-set pin (workflow/scripts/isa.py), before numpy or JAX is imported:
+# the tests compute on the CPU features the results are made with, and the scripts they import
+# (run_experiment.py, build_report.py) find their process pinned.
+sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
+import isa  # noqa: E402
+
+os.environ.update(isa.pinned(os.environ))
+
 
 def checkout_env() -> dict[str, str]:
     """The environment with this checkout first on the path, installed or not."""
