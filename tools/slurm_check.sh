@@ -90,13 +90,15 @@ cp -r workflow/profiles/slurm "$profile"
 # and a job asking for more CPUs than a node has.
 refused() {
     local why=$1 dir=$work/refused && shift
-    rm -rf "$dir" && mkdir -p "$dir" && cp -r results "$dir/results"
+    # the committed results only: with a run's data/ beside them, nothing would be out of date
+    rm -rf "$dir" && mkdir -p "$dir/results" && git ls-files -z results \
+        | xargs -0 cp --parents -t "$dir"
     if snakemake --profile "$profile" --config preset=quick --directory "$dir" "$@" \
         > "$dir.log" 2>&1; then
         echo "slurm_check: the run did not stop: $*" >&2 && exit 1
     fi
     grep "SLURM refuses.*$why" "$dir.log" || { cat "$dir.log" >&2; exit 1; }
-    diff -r --exclude=.cache results "$dir/results"
+    git ls-files -z results | xargs -0 -I{} cmp {} "$dir/{}"
     [[ -z $(squeue --noheader) ]]
 }
 refused "No partition specified"
