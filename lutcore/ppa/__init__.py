@@ -18,6 +18,8 @@ of a sample of these units and of the released array and synthesizes it against 
 the same cells.
 """
 
+from lutcore import _face
+
 from . import blocks, minifloat
 from ._arrays import (
                       BOUNDARIES,
@@ -37,13 +39,5 @@ from ._power import ACTIVITY
 from ._release import release_lut_array
 from ._unit import ACTIVATIONS, ARRAY_FORMATS, ArrayPPA
 
-__all__ = sorted(name for name in globals() if not name.startswith("_"))  # the imports above
-
-
-def __getattr__(name: str):
-    """The names this package exported before its face was curated, for the notebooks,
-    experiments and tests that use them: ``blocks``' and ``minifloat``'s."""
-    for home in (blocks, minifloat):
-        if name in home.__all__:
-            return getattr(home, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = _face.public(globals())
+__getattr__ = _face.forward(__name__, blocks, minifloat)  # ppa.ripple_adder still works

@@ -5,6 +5,8 @@ parts. ``bind(library, adder, multiplier)`` binds the blocks to a library and ar
 ``close`` prices a unit at a period.
 """
 
+from lutcore import _face
+
 from ._archs import (
     booth_dadda_multiplier,
     carry_select_adder,
@@ -66,4 +68,4 @@ from ._unit import (
     operand,
 )
 
-__all__ = sorted(name for name in globals() if not name.startswith("_"))  # the imports above
+__all__ = _face.public(globals())

@@ -2,6 +2,8 @@
 non-computational), lanes and groups, closed at the paper's clock, and the energy per operation.
 """
 
+from lutcore import _face
+
 from ._fpu import (
     CLOSED_UNITS,
     FPU_FORMATS,
@@ -33,4 +35,4 @@ from ._fpu import (
     synthesis_period_ps,
 )
 
-__all__ = sorted(name for name in globals() if not name.startswith("_"))  # the imports above
+__all__ = _face.public(globals())
