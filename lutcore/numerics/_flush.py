@@ -24,7 +24,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from ._formats import Format, as_format, from_float64, to_float64
+from ._formats import FORMATS, Format, as_format, from_float64, to_float64
 
 
 def _exact_in_float64(fmt: Format) -> bool:
@@ -52,8 +52,8 @@ def fp_add_ftz(x, y, fmt: str | Format = "fp16"):
     (fp16, fp8, fp8alt)."""
     fmt = as_format(fmt)
     if not _exact_in_float64(fmt):
-        raise ValueError(f"fp_add_ftz: {fmt} sums are not exact in float64; allowed: formats "
-                         "with at most 5 exponent bits (fp16, fp8, fp8alt)")
+        raise ValueError(f"fp_add_ftz: {FORMATS.label(fmt)} sums are not exact in float64; "
+                         "allowed: formats with at most 5 exponent bits (fp16, fp8, fp8alt)")
     return _add_ftz(x, y, fmt)
 
 

@@ -39,6 +39,7 @@ from ._formats import (
     FLAG_NX,
     FLAG_OF,
     FLAG_UF,
+    FORMATS,
     Format,
     as_format,
     is_rounding,
@@ -76,14 +77,15 @@ def resolve_lane(lane, src: Format, dst: Format, op: str, vsum: bool = False) ->
     """The SDOTP lane that runs ``op`` on src -> dst: ``lane`` by name ("8->16", "16->32") or
     ``SdotpLane``, or by default the narrowest lane that covers the formats."""
     fitting = [x for x in SDOTP_LANES if _covers(x, src, dst, vsum)]
+    pair = f"{FORMATS.label(src)}->{FORMATS.label(dst)}"  # by the names FPnew's ISA uses
     if not fitting:
-        raise ValueError(f"{op}: no SDOTP lane covers {src}->{dst}; lanes: "
+        raise ValueError(f"{op}: no SDOTP lane covers {pair}; lanes: "
                          f"{', '.join(x.name for x in SDOTP_LANES)}")
     if lane is None:
         return fitting[0]
     chosen = lane if isinstance(lane, SdotpLane) else {x.name: x for x in SDOTP_LANES}.get(lane)
     if chosen not in fitting:
-        raise ValueError(f"{op}: lane {lane!r} cannot run {src}->{dst}; lanes that can: "
+        raise ValueError(f"{op}: lane {lane!r} cannot run {pair}; lanes that can: "
                          f"{', '.join(x.name for x in fitting)}")
     return chosen
 
