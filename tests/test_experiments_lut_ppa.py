@@ -34,7 +34,7 @@ def test_fig11_density_and_peak():
         np.testing.assert_allclose(ds.density_other_acc.sel(design=design), other)
         kind = "fp" if act.startswith("fp") else "int"
         paper = ds.density.sel(boundary="paper")
-        assert FIG11.peak_k(paper, ds, kind)[act] == (2, 3, 4, 5)[int(np.argmax(
+        assert FIG11.module.peak_k(paper, ds, kind)[act] == (2, 3, 4, 5)[int(np.argmax(
             paper.sel(design=design).values))]
     claims = {c.claim: c for c in FIG11.claims(both)}
     assert set(claims) == {"int_peak_k", "fp_peak_k", "one_over_k_adders",
@@ -82,7 +82,7 @@ def test_fig13_iso_throughput_area_and_crossovers():
     add = ds.iso_area.sel(unit="add", boundary="paper").values
     mac = ds.iso_area.sel(unit="mac", boundary="paper").values
     first_loss = next((w for w, a, m in zip(ds.w_bits.values, add, mac) if a >= m), None)
-    assert FIG13.smaller_than_mac_up_to(ds, "add") == (first_loss or 6) - 1
+    assert FIG13.module.smaller_than_mac_up_to(ds, "add") == (first_loss or 6) - 1
     assert len(FIG13.claims(both)) == 3
 
 
@@ -92,7 +92,7 @@ def test_fig14_best_shapes_are_the_brute_force_optima():
     ds = both.sel(library="nangate45")
     shapes = ppa.power_of_two_shapes(64)
     for boundary in ppa.BOUNDARIES:
-        for method in FIG14.METHODS:
+        for method in FIG14.module.METHODS:
             values = []
             for m, n, k in shapes:
                 if method == "lut_tensor_core" and k > 8:
@@ -105,7 +105,7 @@ def test_fig14_best_shapes_are_the_brute_force_optima():
                                                          int(n), int(k)), activity="dc_default")
                     area, power = area + float(d.area), power + float(d.power)
                 values.append(area * power)
-            best = FIG14.panel_best(ds, boundary)[("int8", "int2")][method]
+            best = FIG14.module.panel_best(ds, boundary)[("int8", "int2")][method]
             assert (int(best.m), int(best.n), int(best.k)) == tuple(
                 shapes[int(np.argmin(values))])
     claims = {c.claim: c for c in FIG14.claims(both)}

@@ -139,7 +139,7 @@ def test_the_accumulator_loop_is_the_boundary_accumulator():
     overhead = lib.dff_clk_to_q + lib.dff_setup
     for boundary, adder in (("paper", ppa.fp_adder(5, 11)), ("full", ppa.fp_adder(8, 24))):
         spec = ppa.unit_spec("lut_tensor_core", "fp16", "int2", 2, 64, 4, boundary=boundary)
-        built = _arrays.build("lut_tensor_core", spec, boundary)
+        built = ppa.BOUNDARY[boundary].build("lut_tensor_core", spec)
         mux = lib.delay["MUX2"] if boundary == "paper" else 0.0
         priced = _arrays._priced(spec, built)
         assert float(priced.loop) == pytest.approx(float(adder.delay) + mux + overhead)
@@ -150,7 +150,7 @@ def _grade_priced(method, act, weight, shape, lib, grade, boundary):
     from lutcore.ppa import _arrays
     spec = ppa.unit_spec(method, act, weight, *shape, boundary=boundary, library=lib)
     spec = spec._replace(blocks=ppa.blocks.bind(lib, grade.adder, grade.multiplier))
-    return _arrays.price(spec, _arrays.build(method, spec, boundary))
+    return _arrays.price(spec, ppa.BOUNDARY[boundary].build(method, spec))
 
 
 def test_a_slow_clock_keeps_the_textbook_design():
