@@ -114,7 +114,7 @@ def test_a_best_of_set_is_compared_with_the_models_best_shape():
 def test_accel_sim_days_are_slowdown_times_task_time(monkeypatch):
     assert FIG16.module.simulated_days(5e6, 10) == pytest.approx(5e7 / 86400)  # 578.70 days
     assert FIG16.module.simulated_days(86400, 1) == 1.0
-    real = FIG16.module.module.reference
+    real = FIG16.module.reference
 
     def paper(days):
         def patched(p, e, key):
