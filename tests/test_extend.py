@@ -9,6 +9,7 @@ import types
 import matplotlib.pyplot as plt
 import ml_dtypes
 import numpy as np
+import pytest
 import xarray as xr
 
 import experiments
@@ -172,3 +173,21 @@ def test_a_new_cell_library_is_one_record_priced_by_tensor_core():
     toy = ppa.tensor_core("lut_tensor_core", "fp16", "int2", 2, 64, 4, library=double)
     np.testing.assert_allclose(toy.area, 2 * base.area, rtol=1e-12)
     np.testing.assert_array_equal(toy.delay, base.delay)
+
+
+def test_each_package_shows_its_entry_points_and_keeps_its_building_blocks_reachable():
+    from lutcore.ppa import synth
+
+    for package in (nm, lut, ppa, synth, gpu):
+        face = set(package.__all__)
+        homes = [home for home in (getattr(package, "blocks", None),
+                                   getattr(package, "minifloat", None))
+                 if isinstance(home, types.ModuleType)]
+        if package is not gpu:  # gpu's face comes with its kernel records (issue 30)
+            assert len(face) <= 25, package.__name__
+        for home in homes:
+            assert not face & set(home.__all__), home.__name__  # each name shown once
+            for name in home.__all__:  # the former path still reaches it
+                assert getattr(package, name) is getattr(home, name)
+    with pytest.raises(AttributeError, match="has no attribute 'ripple_carry'"):
+        _ = ppa.ripple_carry

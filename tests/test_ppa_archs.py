@@ -153,8 +153,8 @@ def test_prefix_incrementer_is_an_and_prefix(network):
 @pytest.mark.parametrize("lib", LIBS, ids=lambda lib: lib.name)
 @pytest.mark.parametrize("adder", list(ppa.ADDERS))
 def test_every_adder_is_at_least_as_large_and_no_slower_beyond_16_bits(lib, adder):
-    blocks = ppa.blocks(lib, adder)
-    ripple = ppa.blocks(lib)
+    blocks = ppa.blocks.bind(lib, adder)
+    ripple = ppa.blocks.bind(lib)
     for bits in (16, 32, 64):
         fast, slow = blocks.adder(bits), ripple.adder(bits)
         assert float(fast.area(lib)) >= float(slow.area(lib))
@@ -254,7 +254,7 @@ def test_booth_dadda_multiplies_and_counts_its_adders(n, m):
 def test_booth_dadda_cells_by_hand(lib):
     # 8 x 8: 5 digits, each 3 encoder gates and 9 selectors (AOI22 + XNOR2), 4 sign
     # complements; the encoder nets drive 9 selectors through 3 buffers each (9 -> 3 -> 1)
-    adder = ppa.blocks(lib, "brent_kung").adder
+    adder = ppa.blocks.bind(lib, "brent_kung").adder
     tree = ppa._archs.dadda(ppa._archs.booth_heights(8, 8))
     cost = ppa.booth_dadda_multiplier(8, 8, adder, lib)
     final = adder(16 - tree.first_pair)
@@ -272,7 +272,7 @@ def test_booth_dadda_cells_by_hand(lib):
 
 
 def test_blocks_reproduce_the_textbook_set():
-    textbook, bound = ppa.TEXTBOOK, ppa.blocks("nangate45", "ripple", "array")
+    textbook, bound = ppa.TEXTBOOK, ppa.blocks.bind("nangate45", "ripple", "array")
     for make in (lambda b: b.adder(13), lambda b: b.multiplier(7, 5), lambda b: b.fp_adder(8, 24),
                  lambda b: b.int_to_fp(8, 5, 11), lambda b: b.incrementer(24),
                  lambda b: ppa.exsdotp_unit("fp16", "fp32", vsum=True, blocks=b)):
@@ -284,11 +284,11 @@ def test_blocks_reproduce_the_textbook_set():
 
 def test_bad_architecture_names():
     with pytest.raises(ValueError, match="allowed values: ripple, carry_select, brent_kung"):
-        ppa.blocks("nangate45", "ripple_carry")
+        ppa.blocks.bind("nangate45", "ripple_carry")
     with pytest.raises(ValueError, match="allowed values: array, booth_dadda"):
-        ppa.blocks("nangate45", "ripple", "wallace")
+        ppa.blocks.bind("nangate45", "ripple", "wallace")
     with pytest.raises(ValueError, match="allowed values: nangate45, asap7"):
-        ppa.blocks("sky130")
+        ppa.blocks.bind("sky130")
 
 
 def test_carry_select_blocks_by_hand_and_of_a_zero_bit_adder():

@@ -88,7 +88,7 @@ def synthesis_designs(config: Config) -> list[str]:
 def _textbook(unit: str, src, dst, library, vsum: bool = False) -> ppa.Cost:
     """The unconstrained unit (ripple adders, array multipliers); ``vsum``: the ExSdotp unit
     with its Vsum operand paths (the paper's unit has them; the synthesized RTL does not)."""
-    blocks = ppa.blocks(library)
+    blocks = ppa.blocks.bind(library)
     if unit == "exsdotp":
         return ppa.exsdotp_unit(src, dst, vsum=vsum, blocks=blocks)
     return {"exfma": ppa.exfma_unit, "exfma_cascade": ppa.exfma_cascade}[unit](src, dst, blocks)
@@ -128,7 +128,7 @@ def run(config: Config) -> xr.Dataset:
     lanes, libs = list(config.lanes), list(config.libraries)
     priced = _price(config)
     dims = ("library", "lane", "unit", "architecture")
-    groups = {lib: ppa.fpu_groups(ppa.blocks(lib)) for lib in libs}
+    groups = {lib: ppa.fpu_groups(ppa.blocks.bind(lib)) for lib in libs}
     ds = xr.Dataset(
         {"area": (dims, priced["area"], {"units": "kGE", "long_name": "structural area"}),
          "delay": (dims, priced["delay"],

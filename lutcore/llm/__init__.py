@@ -18,46 +18,16 @@ if _MISSING:
     raise ImportError(f"lutcore.llm needs lutcore's llm extra ({', '.join(_MISSING)} missing): "
                       "python3 -m pip install 'lutcore[llm]'")
 
-from ._checkpoint import (
-    LINEARS,
-    Checkpoint,
-    file_digest,
-    linear_shape,
-    load_checkpoint,
-    read_gguf,
-    read_npz,
-    reader_digest,
-    save_checkpoint,
-)
-from ._config import ROPE_LAYOUTS, LlamaConfig
-from ._data import KJV, SMOLLM2, kjv_books, kjv_text, smollm2_gguf
-from ._eval import WindowScores, score_windows, token_windows
-from ._gguf import GgufFile, RawTensor, read_gguf_file
-from ._model import (
-    GEMM_PATHS,
-    LUT_K,
-    GemmPath,
-    Model,
-    attention,
-    gemm_path,
-    logits,
-    prepare,
-    rms_norm,
-    rotary,
-    with_path,
-)
-from ._tokenizer import bpe_tokenizer
-from ._weights import AffineWeights, concat_columns, from_q4_1, quantize_rtn
+from lutcore import _face
 
-__all__ = [
-    "LINEARS", "Checkpoint", "file_digest", "linear_shape", "load_checkpoint", "read_gguf",
-    "read_npz", "reader_digest", "save_checkpoint",
-    "ROPE_LAYOUTS", "LlamaConfig",
-    "KJV", "SMOLLM2", "kjv_books", "kjv_text", "smollm2_gguf",
-    "WindowScores", "score_windows", "token_windows",
-    "GgufFile", "RawTensor", "read_gguf_file",
-    "GEMM_PATHS", "LUT_K", "GemmPath", "Model", "attention", "gemm_path", "logits", "prepare",
-    "rms_norm", "rotary", "with_path",
-    "bpe_tokenizer",
-    "AffineWeights", "concat_columns", "from_q4_1", "quantize_rtn",
-]
+from . import blocks
+from ._checkpoint import Checkpoint, load_checkpoint, read_gguf, read_npz, save_checkpoint
+from ._config import LlamaConfig
+from ._data import kjv_books, kjv_text, smollm2_gguf
+from ._eval import WindowScores, score_windows, token_windows
+from ._model import GEMM_PATHS, GemmPath, Model, gemm_path, logits, prepare, with_path
+from ._tokenizer import bpe_tokenizer
+from ._weights import quantize_rtn
+
+__all__ = _face.public(globals())
+__getattr__ = _face.forward(__name__, blocks)  # the names it showed before

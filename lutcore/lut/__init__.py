@@ -9,38 +9,28 @@ static weights as a lookup selection tensor (``prepare_layers``: a model's stack
 work the cost models consume.
 """
 
-from ._counts import OpCounts, op_counts, tile_table_bits, tile_weight_bits
-from ._gemm import (
-                    ACCUM_FORMATS,
-                    ACTIVATION_FORMATS,
-                    LMMA,
-                    LOOKUPS,
-                    PreparedWeights,
-                    apply_weights,
-                    lmma,
-                    lmma_instructions,
-                    lookup_plan,
-                    lookup_sum,
-                    lut_gemm,
-                    mpgemm,
-                    per_group,
-                    prepare_layers,
-                    prepare_weights,
-                    table_quantization_bound,
-                    tiled_mpgemm,
-                    to_format,
-)
-from ._release import release_b_tile, released_lmma, scale_exponent_field
-from ._schemes import SCHEMES, TableScheme, make_scheme, pack_ternary, table_entries, unpack_ternary
-from ._tables import group_activations, precompute_tables, quantize_tables, symmetric_quantize
+from lutcore import _face
 
-__all__ = [
-    "OpCounts", "op_counts", "tile_table_bits", "tile_weight_bits",
-    "ACCUM_FORMATS", "ACTIVATION_FORMATS", "LMMA", "LOOKUPS", "PreparedWeights",
-    "apply_weights", "lmma", "lmma_instructions", "lookup_plan", "lookup_sum", "lut_gemm",
-    "mpgemm", "per_group", "prepare_layers", "prepare_weights", "table_quantization_bound",
-    "tiled_mpgemm", "to_format",
-    "release_b_tile", "released_lmma", "scale_exponent_field",
-    "SCHEMES", "TableScheme", "make_scheme", "pack_ternary", "table_entries", "unpack_ternary",
-    "group_activations", "precompute_tables", "quantize_tables", "symmetric_quantize",
-]
+from . import blocks
+from ._counts import OpCounts, op_counts
+from ._gemm import (
+    ACCUM_FORMATS,
+    ACTIVATION_FORMATS,
+    LMMA,
+    LOOKUPS,
+    PreparedWeights,
+    apply_weights,
+    lmma,
+    lut_gemm,
+    mpgemm,
+    prepare_layers,
+    prepare_weights,
+    table_quantization_bound,
+    tiled_mpgemm,
+)
+from ._release import released_lmma
+from ._schemes import SCHEMES, TableScheme, make_scheme, pack_ternary, unpack_ternary
+from ._tables import precompute_tables, quantize_tables
+
+__all__ = _face.public(globals())
+__getattr__ = _face.forward(__name__, blocks)  # the names it showed before

@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _checks as check
-from ._formats import Format, as_format, check_patterns, from_float64, to_float64
+from ._formats import FORMATS, Format, as_format, check_patterns, from_float64, to_float64
 
 
 def _exact_in_float64(fmt: Format) -> bool:
@@ -55,8 +55,8 @@ def fp_add_ftz(x, y, fmt: str | Format = "fp16"):
     (fp16, fp8, fp8alt)."""
     fmt = as_format(fmt)
     if not _exact_in_float64(fmt):
-        raise ValueError(f"fp_add_ftz: {fmt} sums are not exact in float64; allowed: formats "
-                         "with at most 5 exponent bits (fp16, fp8, fp8alt)")
+        raise ValueError(f"fp_add_ftz: {FORMATS.label(fmt)} sums are not exact in float64; "
+                         "allowed: formats with at most 5 exponent bits (fp16, fp8, fp8alt)")
     return _add_ftz(check_patterns("fp_add_ftz x", x, fmt), check_patterns("fp_add_ftz y", y, fmt),
                     fmt)
 

@@ -253,7 +253,7 @@ class FormatSet(Mapping[str, Format]):
             return fmt
         if fmt not in self:
             raise ValueError(f"{what} {fmt!r} unknown; {allowed}" if what
-                             else f"unknown format {fmt!r}; {allowed}")
+                             else f"unknown format {fmt!r}; known formats: {', '.join(self)}")
         return self[fmt]
 
     def label(self, fmt: Format) -> str:

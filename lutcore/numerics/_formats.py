@@ -256,8 +256,8 @@ def round_float(x, fmt: str | Format):
     if x.dtype not in (jnp.float32, jnp.float64):
         raise ValueError(f"round_float: x must be float32 or float64, got {x.dtype}")
     if x.dtype == jnp.float32 and not _rounds_by_addition(fmt, x.dtype):
-        raise ValueError(f"round_float: {fmt} does not fit float32 x's normal range with two "
-                         "bits to spare; pass float64 x")
+        raise ValueError(f"round_float: {FORMATS.label(fmt)} does not fit float32 x's normal "
+                         "range with two bits to spare; pass float64 x")
     return _round_float(x, fmt)
 
 

@@ -100,7 +100,7 @@ def _window_gap(width: int, dst: Format) -> int:
     """G of the module docstring; checks that the window fits 64-bit integers."""
     gap = max(2, dst.precision + 2 - width)
     if gap + 2 * width + 3 > _WINDOW_BITS:
-        raise ValueError(f"terms of {width} bits rounded to {dst} need a "
+        raise ValueError(f"terms of {width} bits rounded to {FORMATS.label(dst)} need a "
                          f"{gap + 2 * width + 3}-bit window; at most {_WINDOW_BITS} fit")
     return gap
 

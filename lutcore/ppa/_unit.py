@@ -57,7 +57,7 @@ ACCUMULATORS = ("fp16", "fp32", "int16", "int32")
 
 def operand(fmt: str | nm.Format) -> Operand:
     """``fmt`` (a name of ``ARRAY_FORMATS`` or a ``Format``) as the widths an array prices."""
-    record = ARRAY_FORMATS.lookup(fmt)
+    record = ARRAY_FORMATS.lookup(fmt, "format")
     return Operand(ARRAY_FORMATS.label(record), record.width, record.exp_bits,
                    record.man_bits if record.is_float else 0)
 

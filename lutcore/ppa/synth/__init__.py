@@ -13,45 +13,28 @@ determines it; the workflow's synthesis rule (``workflow/rules/synthesis.smk``) 
 the experiments only read them.
 """
 
-from ._cache import cache_file, design_hash, read_cached, synthesize_cached, write_atomically
+from lutcore import _face
+
+from . import blocks
+from ._cache import cache_file, read_cached, synthesize_cached
 from ._designs import (
-                       ALL_DESIGNS,
-                       FPU_SYNTH_DESIGNS,
-                       RELEASE_SYNTH_DESIGNS,
-                       SYNTH_DESIGNS,
-                       design,
-                       elaboratable,
-                       verilog,
+    ALL_DESIGNS,
+    FPU_SYNTH_DESIGNS,
+    RELEASE_SYNTH_DESIGNS,
+    SYNTH_DESIGNS,
+    design,
+    verilog,
 )
 from ._flow import (
-                       CLOCK_PERIOD_PS,
-                       DELAY_TARGET_PS,
-                       FLOWS,
-                       YOSYS,
-                       Flow,
-                       SynthesisError,
-                       SynthResult,
-                       abc_script,
-                       critical_path,
-                       flow,
-                       run_yosys,
-                       synthesize,
-                       yosys_script,
+    CLOCK_PERIOD_PS,
+    DELAY_TARGET_PS,
+    FLOWS,
+    Flow,
+    SynthesisError,
+    SynthResult,
+    synthesize,
 )
-from ._liberty import LIBRARY_NAME, NANGATE_TIMING, Timing, genlib_text, liberty_text
-from ._rtl_fp import FPAdder, FPAdderFTZ
-from ._rtl_fpnew import ExFMA, ExSdotp
-from ._rtl_int import Adder, BitSerialAddDotProduct, MacDotProduct, Multiplexer, Multiplier
-from ._rtl_lut import LutArray, ReleasedLutArray
+from ._liberty import genlib_text, liberty_text
 
-__all__ = [
-    "cache_file", "design_hash", "read_cached", "synthesize_cached", "write_atomically",
-    "ALL_DESIGNS", "FPU_SYNTH_DESIGNS", "RELEASE_SYNTH_DESIGNS", "SYNTH_DESIGNS", "design",
-    "elaboratable", "verilog",
-    "CLOCK_PERIOD_PS", "DELAY_TARGET_PS", "FLOWS", "Flow", "SynthesisError", "SynthResult",
-    "YOSYS", "abc_script", "critical_path", "flow", "run_yosys", "synthesize", "yosys_script",
-    "LIBRARY_NAME", "NANGATE_TIMING", "Timing", "genlib_text", "liberty_text",
-    "FPAdder", "FPAdderFTZ", "ExFMA", "ExSdotp",
-    "Adder", "BitSerialAddDotProduct", "MacDotProduct", "Multiplexer", "Multiplier",
-    "LutArray", "ReleasedLutArray",
-]
+__all__ = _face.public(globals())
+__getattr__ = _face.forward(__name__, blocks)  # the names it showed before
