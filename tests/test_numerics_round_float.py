@@ -97,6 +97,6 @@ def test_round_float_rejects_what_it_cannot_round():
         nm.round_float(np.ones(2, np.float32), "fp16alt")
     with pytest.raises(ValueError, match="float32 or float64"):
         nm.round_float(np.ones(2, np.int32), "fp16")
-    with pytest.raises(ValueError, match="unknown format .fp12.; allowed values: fp64"):
+    with pytest.raises(ValueError, match="unknown format .fp12.; known formats: fp64"):
         nm.round_float(np.ones(2), "fp12")
     assert jnp.isinf(nm.round_float(np.float64(65520.0), "fp16"))  # the tie above the largest

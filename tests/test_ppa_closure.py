@@ -19,7 +19,7 @@ def adder_unit(bits):
 @pytest.mark.parametrize("library", LIBS)
 def test_closure_picks_the_cheapest_grade_that_meets(library):
     lib = ppa.library(library)
-    grades = [ppa.blocks(lib, g.adder, g.multiplier) for g in ppa.GRADES]
+    grades = [ppa.blocks.bind(lib, g.adder, g.multiplier) for g in ppa.GRADES]
     delays = sorted({float(b.adder(32).delay) for b in grades})
     for period in [*(d + 1e-6 for d in delays), delays[0] - 1.0]:
         closed = ppa.close(adder_unit(32), period, lib)
@@ -150,7 +150,7 @@ def _grade_priced(method, act, weight, shape, lib, grade, boundary):
     """The design under one grade, unconstrained (through the builders, not the closure)."""
     from lutcore.ppa import _arrays
     spec = ppa.unit_spec(method, act, weight, *shape, boundary=boundary, library=lib)
-    spec = spec._replace(blocks=ppa.blocks(lib, grade.adder, grade.multiplier))
+    spec = spec._replace(blocks=ppa.blocks.bind(lib, grade.adder, grade.multiplier))
     return _arrays.price(spec, _arrays.boundary_named(boundary).build(method, spec))
 
 
@@ -173,7 +173,7 @@ def test_closed_fpu_units_meet_their_paper_clocks():
             assert float(closed.value.delay) <= period + 1e-9 and bool(closed.meets_timing)
             textbook = {"exsdotp": ppa.exsdotp_unit, "exfma": ppa.exfma_unit,
                         "exfma_cascade": ppa.exfma_cascade}[unit]("fp8", "fp16",
-                                                                  blocks=ppa.blocks(lib))
+                                                                  blocks=ppa.blocks.bind(lib))
             assert float(closed.value.area(lib)) >= float(textbook.area(lib)) - 1e-9
     with pytest.raises(ValueError, match="allowed values: exsdotp, exfma, exfma_cascade"):
         ppa.closed_unit("fma", "fp8", "fp16")
