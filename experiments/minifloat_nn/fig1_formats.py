@@ -250,23 +250,20 @@ def _background_claims(module, ds: xr.Dataset):
             holds=fp8 == fp16, tolerance="same exponent range (a 5-bit exponent field)",
             deviation="the same exponent range, not the same values at its ends: 2 mantissa bits "
                       "instead of 10 lower the largest value and the subnormals"))
-    h100 = gpu.H100
-    speedup = h100.tensor_macs("fp8") / h100.tensor_macs("fp16")
-    claims.append(paper_claim(
-        module, "h100_fp8_speedup",
-        ours=f"lutcore.gpu H100 dense tensor-core peaks: FP8 {h100.tensor_peak('fp8') / 1e12:.0f} "
-             f"/ FP16 {h100.tensor_peak('fp16') / 1e12:.0f} TFLOPS = {speedup:g}x",
-        holds=speedup == reference(PAPER, ID, "h100_fp8_speedup").value, tolerance="exact",
-        ours_value=speedup))
-    a100 = gpu.A100
-    speedup = a100.tensor_macs("bf16") / a100.tensor_macs("tf32")
-    claims.append(paper_claim(
-        module, "gpu_tf32_bf16_speedups",
-        ours=f"lutcore.gpu A100 dense tensor-core peaks: BF16 {a100.tensor_peak('bf16') / 1e12:.0f}"
-             f" / TF32 {a100.tensor_peak('tf32') / 1e12:.0f} TFLOPS = {speedup:g}x",
-        holds=speedup == reference(PAPER, ID, "gpu_tf32_bf16_speedups").value,
-        tolerance="exact", ours_value=speedup))
+    claims += [_peak_ratio_claim(module, gpu.H100, "fp8", "fp16", "h100_fp8_speedup"),
+               _peak_ratio_claim(module, gpu.A100, "bf16", "tf32", "gpu_tf32_bf16_speedups")]
     return claims + _reading_claims(module, ds)
+
+
+def _peak_ratio_claim(module, spec, fast: str, slow: str, key: str):
+    """A datasheet speed-up: ``spec``'s dense tensor-core peak in ``fast`` over ``slow``."""
+    speedup = spec.tensor_macs(fast) / spec.tensor_macs(slow)
+    return paper_claim(
+        module, key,
+        ours=f"lutcore.gpu {spec.name.upper()} dense tensor-core peaks: {fast.upper()} "
+             f"{spec.tensor_peak(fast) / 1e12:.0f} / {slow.upper()} "
+             f"{spec.tensor_peak(slow) / 1e12:.0f} TFLOPS = {speedup:g}x",
+        holds=speedup == reference(PAPER, ID, key).value, tolerance="exact", ours_value=speedup)
 
 
 # --- DLFloat's place between FP16 and bfloat16, FP16alt's IEEE handling (issue 31) --------------
