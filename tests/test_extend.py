@@ -15,7 +15,7 @@ import xarray as xr
 import experiments
 import lutcore.numerics as nm
 from experiments import Experiment, _framework, make_config, markdown_table, paper_claim, reference
-from lutcore import gpu, lut, ppa
+from lutcore import gpu, llm, lut, ppa
 
 from conftest import ROOT
 
@@ -178,16 +178,20 @@ def test_a_new_cell_library_is_one_record_priced_by_tensor_core():
 def test_each_package_shows_its_entry_points_and_keeps_its_building_blocks_reachable():
     from lutcore.ppa import synth
 
-    for package in (nm, lut, ppa, synth, gpu):
+    for package in (nm, lut, ppa, synth, gpu, llm):
         face = set(package.__all__)
         homes = [home for home in (getattr(package, "blocks", None),
                                    getattr(package, "minifloat", None))
                  if isinstance(home, types.ModuleType)]
-        if package is not gpu:  # gpu's face comes with its kernel records (issue 30)
-            assert len(face) <= 25, package.__name__
+        assert len(face) <= 25, package.__name__
         for home in homes:
             assert not face & set(home.__all__), home.__name__  # each name shown once
             for name in home.__all__:  # the former path still reaches it
                 assert getattr(package, name) is getattr(home, name)
     with pytest.raises(AttributeError, match="has no attribute 'ripple_carry'"):
         _ = ppa.ripple_carry
+    from lutcore.gpu import tile_occupancy  # a former import path, now gpu.blocks'
+
+    assert tile_occupancy is gpu.blocks.tile_occupancy
+    with pytest.raises(AttributeError, match="'lutcore.gpu' has no attribute 'tile_ocupancy'"):
+        _ = gpu.tile_ocupancy
