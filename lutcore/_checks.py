@@ -15,11 +15,13 @@ import functools
 import math
 import numbers
 import threading
+from collections.abc import Mapping
 
 import jax
 import numpy as np
 
-__all__ = ["codes", "entry", "finite", "instance", "integers", "patterns", "positive_int"]
+__all__ = ["codes", "entry", "finite", "instance", "integers", "named", "patterns",
+           "positive_int"]
 
 _DEPTH = threading.local()  # public calls in progress on this thread
 
@@ -179,3 +181,17 @@ def instance(name: str, value, cls: type, allowed: str):
     if not isinstance(value, cls):
         raise TypeError(f"{name}: {value!r} is not a {cls.__name__}; allowed values: {allowed}")
     return value
+
+
+def named(table: Mapping, value, *, what: str, record: type | None = None):
+    """The record of ``table`` (names to records: a registry) that ``value`` names, or ``value``
+    itself if it is a ``record`` (a new one, not registered, passes as it is); else a
+    ValueError naming ``what``, the value and the allowed names."""
+    if record is not None and isinstance(value, record):
+        return value
+    try:
+        return table[value]
+    except (KeyError, TypeError):  # TypeError: an unhashable value (a list, an array)
+        also = f", or a {record.__name__}" if record is not None else ""
+        raise ValueError(f"unknown {what} {value!r}; allowed values: "
+                         f"{', '.join(map(str, table))}{also}") from None

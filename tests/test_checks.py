@@ -3,6 +3,9 @@ the value and the allowed range, where the call used to return a number. Every p
 issue is a case of ``PROBES``; the same class of argument of the other public functions is in
 ``OTHERS``; the correct calls next to them still give the model's values."""
 
+import dataclasses
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -241,3 +244,44 @@ def test_finite_and_instance():
         check.finite("f", np.array([0.5, NAN]), min=0, max=1)
     with pytest.raises(TypeError, match="g: 3 is not a GPUSpec; allowed values: a spec"):
         check.instance("g", 3, gpu.GPUSpec, "a spec")
+
+
+def test_named_returns_a_record_as_it_is_else_looks_up_its_name_else_names_the_allowed():
+    table = {"a100": gpu.A100, "h100": gpu.H100}
+    toy = dataclasses.replace(gpu.A100, name="toy")  # not registered: passes as it is
+    assert check.named(table, toy, what="GPU", record=gpu.GPUSpec) is toy
+    assert check.named(table, "h100", what="GPU", record=gpu.GPUSpec) is gpu.H100
+    with pytest.raises(ValueError, match=r"^unknown GPU 'a200'; allowed values: a100, h100, "
+                                         r"or a GPUSpec$"):
+        check.named(table, "a200", what="GPU", record=gpu.GPUSpec)
+    with pytest.raises(ValueError, match=r"^unknown GPU \['a100'\]; allowed values: a100, "
+                                         r"h100$"):  # unhashable; no record type: names only
+        check.named(table, ["a100"], what="GPU")
+    with pytest.raises(ValueError, match="unknown GPU 3"):  # another record's kind is a name
+        check.named(table, 3, what="GPU", record=gpu.GPUSpec)
+
+
+@pytest.mark.parametrize("lookup,name,record,bad,match", [
+    (ppa.blocks.boundary_named, "paper", ppa.Boundary, "chip",
+     "unknown boundary 'chip'; allowed values: paper, full, or a Boundary"),
+    (ppa.library, "nangate45", ppa.CellLibrary, "tsmc28",
+     "unknown library 'tsmc28'; allowed values: nangate45, asap7, or a CellLibrary"),
+    (gpu.gpu_spec, "a100", gpu.GPUSpec, "a200", "unknown GPU 'a200'; allowed values: a100, "),
+    (gpu.llm_shape, "opt-175b", gpu.LLMShape, "gpt-5",
+     "unknown LLM 'gpt-5'; allowed values: opt-175b, "),
+    (gpu.blocks.kernel_record, "cublas", gpu.Kernel, "magic",
+     "unknown kernel 'magic'; allowed values: cublas, "),
+])
+def test_each_registry_lookup_is_one_named_call(lookup, name, record, bad, match):
+    found = lookup(name)
+    assert isinstance(found, record) and lookup(found) is found
+    with pytest.raises(ValueError, match=re.escape(match)):
+        lookup(bad)
+
+
+def test_a_lane_is_looked_up_by_name_with_its_allowed_names():
+    lane = nm.blocks.SDOTP_LANES[0]
+    assert nm.blocks.lane_widths(lane.name) == nm.blocks.lane_widths(lane)
+    with pytest.raises(ValueError, match="unknown SDOTP lane '4->8'; allowed values: 8->16, "
+                                         "16->32, or a SdotpLane"):
+        nm.blocks.lane_widths("4->8")

@@ -258,11 +258,7 @@ SETUP_KEYWORDS = ("inputs", "persistent", "serial_epilogue", "accumulate", "prec
 
 def kernel_record(kernel) -> Kernel:
     """The ``Kernel`` of a name of ``KERNELS`` (or the record itself)."""
-    if isinstance(kernel, Kernel):
-        return kernel
-    if kernel not in KERNEL_LIBRARY:
-        raise ValueError(f"unknown kernel {kernel!r}; allowed values: {', '.join(KERNELS)}")
-    return KERNEL_LIBRARY[kernel]
+    return check.named(KERNEL_LIBRARY, kernel, what="kernel", record=Kernel)
 
 
 def records(quant: Quant | None, setup: Setup | None, keywords: dict) -> tuple[Quant, Setup]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import NamedTuple
 
+from lutcore import _checks as check
+
 
 @dataclasses.dataclass(frozen=True)
 class LLMShape:
@@ -53,11 +55,10 @@ LLMS = {m.name: m for m in (
 )}
 
 
-def llm_shape(name: str) -> LLMShape:
-    """The registered model ``name`` (``LLMS``), or ValueError listing the allowed names."""
-    if name not in LLMS:
-        raise ValueError(f"unknown LLM {name!r}; allowed values: {', '.join(LLMS)}")
-    return LLMS[name]
+def llm_shape(name: str | LLMShape) -> LLMShape:
+    """The registered model ``name`` (``LLMS``; an ``LLMShape`` as it is), or ValueError
+    listing the allowed names."""
+    return check.named(LLMS, name, what="LLM", record=LLMShape)
 
 
 class Gemm(NamedTuple):

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from lutcore import _checks as check
 from lutcore import numerics as nm
 
 # The GPUs' number formats by NVIDIA's names: FP8 is E4M3 (OCP E4M3FN), the FP8 of H100-class
@@ -390,11 +391,10 @@ def gpus_with(*dtypes: str) -> tuple[str, ...]:
     return tuple(name for name, spec in GPUS.items() if set(dtypes) <= set(spec.tensor_dtypes))
 
 
-def gpu_spec(name: str) -> GPUSpec:
-    """The registered spec ``name`` (``GPUS``), or ValueError listing the allowed names."""
-    if name not in GPUS:
-        raise ValueError(f"unknown GPU {name!r}; allowed values: {', '.join(GPUS)}")
-    return GPUS[name]
+def gpu_spec(name: str | GPUSpec) -> GPUSpec:
+    """The registered spec ``name`` (``GPUS``; a ``GPUSpec`` as it is), or ValueError listing
+    the allowed names."""
+    return check.named(GPUS, name, what="GPU", record=GPUSpec)
 
 
 def with_lut_tensor_core(spec: GPUSpec, scale: int = 1, act: str = "fp16") -> GPUSpec:

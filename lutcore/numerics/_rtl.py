@@ -35,6 +35,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _checks as check
 from ._formats import (
     FLAG_NX,
     FLAG_OF,
@@ -46,6 +47,8 @@ from ._formats import (
     rounding_increment,
 )
 from ._units import SDOTP_LANES, SdotpLane, SdotpWidths, sdotp_widths
+
+LANES = {lane.name: lane for lane in SDOTP_LANES}  # by name: "8->16", "16->32"
 
 
 class RtlResult(NamedTuple):
@@ -59,7 +62,7 @@ class RtlResult(NamedTuple):
 def lane_widths(lane: SdotpLane | str) -> SdotpWidths:
     """The internal widths of a lane (``SdotpLane`` or its name), from its widest source and
     destination formats."""
-    lane = lane if isinstance(lane, SdotpLane) else {x.name: x for x in SDOTP_LANES}[lane]
+    lane = check.named(LANES, lane, what="SDOTP lane", record=SdotpLane)
     _, src_man = lane._fields(lane.src_formats)
     dst_exp, dst_man = lane._fields(lane.dst_formats)
     return sdotp_widths(src_man, dst_man, dst_exp)
@@ -83,7 +86,7 @@ def resolve_lane(lane, src: Format, dst: Format, op: str, vsum: bool = False) ->
                          f"{', '.join(x.name for x in SDOTP_LANES)}")
     if lane is None:
         return fitting[0]
-    chosen = lane if isinstance(lane, SdotpLane) else {x.name: x for x in SDOTP_LANES}.get(lane)
+    chosen = lane if isinstance(lane, SdotpLane) else LANES.get(lane)
     if chosen not in fitting:
         raise ValueError(f"{op}: lane {lane!r} cannot run {pair}; lanes that can: "
                          f"{', '.join(x.name for x in fitting)}")

@@ -126,11 +126,7 @@ LUT_METHODS = tuple(LUT_VARIANTS)
 
 def boundary_named(boundary: str | Boundary) -> Boundary:
     """The record of ``boundary`` (a name of ``BOUNDARIES`` or a ``Boundary``)."""
-    if isinstance(boundary, Boundary):
-        return boundary
-    if boundary not in BOUNDARY:
-        raise ValueError(f"boundary {boundary!r} unknown; allowed values: {', '.join(BOUNDARIES)}")
-    return BOUNDARY[boundary]
+    return check.named(BOUNDARY, boundary, what="boundary", record=Boundary)
 
 
 def _formats(acts, weights, ndim: int, method: str) -> tuple[Operand, Operand]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _checks as check
 from ._asap7 import ASAP7
 from ._cells import NANGATE45, CellLibrary
 
@@ -11,8 +12,4 @@ LIBRARY_NAMES = tuple(LIBRARIES)
 
 def library(name: str | CellLibrary) -> CellLibrary:
     """The library called ``name`` (or ``name`` itself if it is one)."""
-    if isinstance(name, CellLibrary):
-        return name
-    if name not in LIBRARIES:
-        raise ValueError(f"unknown library {name!r}; allowed values: {', '.join(LIBRARIES)}")
-    return LIBRARIES[name]
+    return check.named(LIBRARIES, name, what="library", record=CellLibrary)
