@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import jax
 import numpy as np
 
-__all__ = ["codes", "entry", "finite", "instance", "integers", "named", "patterns",
+__all__ = ["codes", "entry", "finite", "instance", "integers", "named", "one_of", "patterns",
            "positive_int"]
 
 _DEPTH = threading.local()  # public calls in progress on this thread
@@ -181,6 +181,17 @@ def instance(name: str, value, cls: type, allowed: str):
     if not isinstance(value, cls):
         raise TypeError(f"{name}: {value!r} is not a {cls.__name__}; allowed values: {allowed}")
     return value
+
+
+def one_of(name: str, value, allowed):
+    """``value`` is one of ``allowed`` (a choice among names or numbers: a mode, a layout);
+    else a ValueError naming ``name``, the value and the allowed ones."""
+    try:
+        if value in allowed:
+            return value
+    except TypeError:  # an unhashable value against a set or mapping
+        pass
+    raise ValueError(f"{name} {value!r} unknown; allowed values: {', '.join(map(str, allowed))}")
 
 
 def named(table: Mapping, value, *, what: str, record: type | None = None):

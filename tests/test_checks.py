@@ -285,3 +285,14 @@ def test_a_lane_is_looked_up_by_name_with_its_allowed_names():
     with pytest.raises(ValueError, match="unknown SDOTP lane '4->8'; allowed values: 8->16, "
                                          "16->32, or a SdotpLane"):
         nm.blocks.lane_widths("4->8")
+
+
+def test_one_of_returns_a_choice_or_names_the_allowed_ones():
+    assert check.one_of("lookup", "gather", lut.LOOKUPS) == "gather"
+    with pytest.raises(ValueError, match=r"^lookup 'scan' unknown; allowed values: "
+                                         + re.escape(", ".join(lut.LOOKUPS)) + "$"):
+        check.one_of("lookup", "scan", lut.LOOKUPS)
+    with pytest.raises(ValueError, match=r"^scale \[2\] unknown; allowed values: 1, 2$"):
+        check.one_of("scale", [2], {1: "a", 2: "b"})  # unhashable against a mapping
+    with pytest.raises(ValueError, match="adder 'kogge' unknown; allowed values: ripple"):
+        ppa.blocks.bind("nangate45", "kogge")

@@ -28,6 +28,7 @@ from experiments import (
     paper_claim,
     reference,
 )
+from experiments.lut_tensor_core._gpu_kernels import check_choice
 from experiments.lut_tensor_core._ppa_sweep import (
     LIBRARIES,
     LIBRARY_LABELS,
@@ -44,6 +45,7 @@ CLAIMS = ("max_speedup", "area_fraction_8x", "area_fraction_activation")
 TOLERANCE = 0.25  # relative, on the maximum speedup
 FORMAT_EFFECT = 0.25  # relative: an area fraction the activation format moves by more than
 # this cannot stand for arrays of both formats
+# the caption: "End-to-end simulation results on LLMs (A100 and 3090)"
 BASE_GPUS = ("a100", "rtx3090")
 BOUNDARIES = ("paper", "full")
 
@@ -69,10 +71,7 @@ class Config:
                   ("weight_bits", self.weight_bits, (1, 2, 3, 4, 8)),
                   ("lut_scales", self.lut_scales, gpu.LUT_SCALES))
         for key, values, allowed in checks:
-            bad = [v for v in values if v not in allowed]
-            if bad:
-                raise ConfigError(f"{key}: {bad} not allowed; allowed values: "
-                                  f"{', '.join(map(str, allowed))}")
+            check_choice(key, values, allowed)
         if len(self.batches) != len(self.sequences) or min(self.batches + self.sequences) < 1:
             raise ConfigError(f"batches {self.batches} and sequences {self.sequences} must be "
                               "paired lists of positive integers of one length")

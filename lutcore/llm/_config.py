@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from lutcore import _checks as check
+
 ROPE_LAYOUTS = ("adjacent", "half")
 
 
@@ -37,9 +39,7 @@ class LlamaConfig:
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"n_heads {self.n_heads} must be a multiple of n_kv_heads "
                              f"{self.n_kv_heads}")
-        if self.rope_layout not in ROPE_LAYOUTS:
-            raise ValueError(f"rope_layout {self.rope_layout!r} unknown; allowed values: "
-                             f"{', '.join(ROPE_LAYOUTS)}")
+        check.one_of("rope_layout", self.rope_layout, ROPE_LAYOUTS)
 
     @property
     def head_dim(self) -> int:

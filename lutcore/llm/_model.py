@@ -25,6 +25,7 @@ import jax.numpy as jnp
 
 import lutcore.lut as lut
 import lutcore.numerics as nm
+from lutcore import _checks as check
 
 from ._checkpoint import Checkpoint
 from ._config import LlamaConfig
@@ -53,9 +54,7 @@ GEMM_PATHS = {p.name: p for p in (
 
 
 def gemm_path(name: str) -> GemmPath:
-    if name not in GEMM_PATHS:
-        raise ValueError(f"GEMM path {name!r} unknown; allowed values: {', '.join(GEMM_PATHS)}")
-    return GEMM_PATHS[name]
+    return GEMM_PATHS[check.one_of("GEMM path", name, GEMM_PATHS)]
 
 
 class Model(NamedTuple):

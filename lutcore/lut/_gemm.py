@@ -241,8 +241,7 @@ def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
     a, w = _check_operands(a, w, scheme)
     _check_table_bits(table_bits)
     _check_affine(scale, zero)
-    if lookup not in LOOKUPS:
-        raise ValueError(f"lookup {lookup!r} unknown; allowed values: {', '.join(LOOKUPS)}")
+    check.one_of("lookup", lookup, LOOKUPS)
     if lookup == "auto":
         lookup = "onehot" if scheme.entries <= ONEHOT_MAX_ENTRIES else "gather"
     if lookup == "gather":
@@ -328,9 +327,7 @@ class LMMA:
         for name in ("m", "n", "k"):
             check.positive_int(f"LMMA {name}", getattr(self, name))
         weights = tuple(f"int{b}" for b in range(1, MAX_W_BITS + 1)) + ("ternary",)
-        if self.w_dtype not in weights:
-            raise ValueError(f"LMMA w_dtype {self.w_dtype!r} unknown; allowed values: "
-                             f"{', '.join(weights)}")
+        check.one_of("LMMA w_dtype", self.w_dtype, weights)
         act = ACTIVATION_FORMATS.lookup(self.a_dtype, "LMMA a_dtype")
         accum = ACCUM_FORMATS.lookup(self.accum, "LMMA accum")
         ACCUM_FORMATS.lookup(self.out, "LMMA out")

@@ -60,8 +60,7 @@ def _frozen(array) -> tuple:
 
 def check_scheme_args(name: str, k: int, w_bits: int) -> None:
     """Raise ValueError naming the offending argument and its allowed values."""
-    if name not in SCHEMES:
-        raise ValueError(f"scheme {name!r} unknown; allowed values: {', '.join(SCHEMES)}")
+    check.one_of("scheme", name, SCHEMES)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k (activations per table group) must be an integer >= 1, got {k!r}")
     if name == "ternary":

@@ -18,6 +18,8 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 
+from .. import _checks as check
+
 IEEE = "ieee"  # IEEE 754: exponent all ones is +-inf (fraction 0) or NaN
 FINITE = "fn"  # OCP "fn": no infinities; only exponent and fraction all ones is NaN
 INTEGER = "int"  # two's complement integer: no exponent field, man_bits value bits
@@ -51,9 +53,7 @@ class Format:
 
     def __post_init__(self):
         label = self.name or f"Format({self.exp_bits}, {self.man_bits})"
-        if self.specials not in SPECIALS:
-            raise ValueError(f"{label}: specials {self.specials!r} unknown; allowed values: "
-                             f"{', '.join(SPECIALS)}")
+        check.one_of(f"{label}: specials", self.specials, SPECIALS)
         if self.specials == INTEGER:
             if self.exp_bits != 0 or not 0 <= self.man_bits <= 63:
                 raise ValueError(f"{label}: an integer has exp_bits 0 and 0 <= man_bits <= 63")

@@ -28,6 +28,7 @@ import itertools
 
 import numpy as np
 
+from .. import _checks as check
 from ._blocks import per_cell
 from ._cells import INDEX, NAMES, CellLibrary
 
@@ -84,9 +85,7 @@ DC_DEFAULT_TOGGLES = _dc_default_toggles()
 
 
 def check_activity(activity: str) -> None:
-    if activity not in ACTIVITY_MODELS:
-        raise ValueError(f"unknown activity {activity!r}; allowed values: "
-                         f"{', '.join(ACTIVITY_MODELS)}")
+    check.one_of("activity", activity, ACTIVITY_MODELS)
 
 
 def dynamic_energy(cells, library: CellLibrary, activity: str = "random"):

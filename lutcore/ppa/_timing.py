@@ -103,11 +103,6 @@ class Grade(NamedTuple):
 GRADES = tuple(Grade(a, m) for a, m in itertools.product(ADDERS, MULTIPLIERS))
 
 
-def _check(name: str, value: str, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"unknown {name} {value!r}; allowed values: {', '.join(allowed)}")
-
-
 def _multiplier(name: str, adder: Callable, lib: CellLibrary) -> Callable[..., Cost]:
     if name == "array":
         return functools.partial(array_multiplier, library=lib)
@@ -121,8 +116,8 @@ def blocks(library: str | CellLibrary = "nangate45", adder: str = "ripple",
     (``MULTIPLIERS``) architectures; a Booth multiplier's final adder is ``adder``. One object
     per arguments (so its FP blocks' memory lasts)."""
     lib = _library(library)
-    _check("adder", adder, ADDERS)
-    _check("multiplier", multiplier, MULTIPLIERS)
+    check.one_of("adder", adder, ADDERS)
+    check.one_of("multiplier", multiplier, MULTIPLIERS)
     arch = ADDERS[adder]
     add = functools.partial(arch.adder, library=lib)
     return _bound(lib, f"{adder}+{multiplier}", add,
