@@ -19,6 +19,7 @@ from experiments._framework import (
     Footprint,
     bounded,
     cache_dir,
+    check_choice,
     collect_claims,
     contradiction_claim,
     describe,
@@ -33,6 +34,6 @@ from experiments._framework import (
 )
 
 __all__ = ["MEMORY_BOUND_GB", "REFERENCE_DIR", "VERDICTS", "Bounds", "Claim", "ConfigError",
-           "Experiment", "Footprint", "bounded", "cache_dir", "collect_claims",
+           "Experiment", "Footprint", "bounded", "cache_dir", "check_choice", "collect_claims",
            "contradiction_claim", "describe", "get", "ids", "make_config", "markdown_table",
            "paper_claim", "reference", "registry", "use_cache_dir"]

@@ -478,6 +478,17 @@ def _check_footprint(config, params: Mapping[str, Any]) -> None:
                       f"GB; this needs ~{need:.3g} GB: {footprint.source})")
 
 
+def check_choice(key: str, values, allowed) -> None:
+    """ConfigError naming ``key``, what is not allowed and the allowed values, unless every
+    value (one, or a tuple of them) is in ``allowed`` (a config field among a registry's
+    names, formats, sizes)."""
+    many = isinstance(values, tuple)
+    bad = [v for v in (values if many else (values,)) if v not in allowed]
+    if bad:
+        raise ConfigError(f"{key}: {bad if many else repr(values)} not allowed; allowed values: "
+                          f"{', '.join(map(str, allowed))}")
+
+
 def _check_value(where: str, value: Any, annotation: Any) -> Any:
     """Check ``value`` against a field annotation; lists become tuples (hashable, frozen)."""
     origin = typing.get_origin(annotation)

@@ -162,12 +162,12 @@ def test_fig18_speedups_are_latency_ratios(fig18):
 
 
 @pytest.mark.parametrize("module,params,match", [
-    (FIG4, {"gpu": "a200"}, r"gpu: \['a200'\] not allowed; allowed values: a100"),
+    (FIG4, {"gpu": "a200"}, r"gpu: 'a200' not allowed; allowed values: a100"),
     (FIG4, {"batches": [0, 4]}, "batches: must be positive integers"),
     (FIG4, {"weight_bits": [8]}, r"weight_bits: \[8\] not allowed; allowed values: 1, 2"),
     (FIG15, {"scales": [3]}, r"scales: \[3\] not allowed; allowed values: 1, 2, 4, 8"),
-    (FIG15, {"gpu": "a200"}, r"gpu: \['a200'\] not allowed; allowed values: a100, rtx3090, "),
-    (FIG18, {"model": "gpt-5"}, r"model: \['gpt-5'\] not allowed"),
+    (FIG15, {"gpu": "a200"}, r"gpu: 'a200' not allowed; allowed values: a100, rtx3090, "),
+    (FIG18, {"model": "gpt-5"}, r"model: 'gpt-5' not allowed"),
     (FIG18, {"tile": 64}, "unknown key"),
 ])
 def test_bad_config_is_one_clear_error(module, params, match):
@@ -185,6 +185,6 @@ def test_fig15_runs_the_papers_gpu_and_admits_the_specs_whose_tensor_cores_take_
     assert "toy-fp16" in gpu.gpus_with("fp16") and "toy-fp16" not in gpu.gpus_with("int8")
     assert make_config(FIG15, {"gpu": "toy-fp16", "activations": ["fp16"]}).gpu == "toy-fp16"
     allowed = ", ".join(gpu.gpus_with("fp16", "int8"))
-    with pytest.raises(ConfigError, match=rf"gpu: \['toy-fp16'\] not allowed; allowed values: "
+    with pytest.raises(ConfigError, match=rf"gpu: 'toy-fp16' not allowed; allowed values: "
                                           rf"{allowed}$"):
         make_config(FIG15, {"gpu": "toy-fp16"})  # the default activations: fp16 and int8

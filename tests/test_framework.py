@@ -332,3 +332,12 @@ def test_a_repeated_key_in_a_reference_file_is_refused(tmp_path, monkeypatch):
             _framework._reference_file("dup")
     finally:
         _framework._reference_file.cache_clear()
+
+
+def test_check_choice_names_the_key_what_is_not_allowed_and_the_allowed_values():
+    experiments.check_choice("gpus", ("a100", "a100"), ("a100", "h100"))  # all allowed
+    with pytest.raises(ConfigError, match=r"^gpus: \['a200'\] not allowed; allowed values: "
+                                          r"a100, h100$"):
+        experiments.check_choice("gpus", ("a100", "a200"), ("a100", "h100"))
+    with pytest.raises(ConfigError, match=r"^scale: 3 not allowed; allowed values: 1, 2$"):
+        experiments.check_choice("scale", 3, (1, 2))  # one value is shown as it is

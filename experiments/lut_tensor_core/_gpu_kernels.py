@@ -10,14 +10,6 @@ from experiments.lut_tensor_core._tc_area import sm_arrays
 SHAPE_NAMES = ("M0", "M1", "M2", "M3")  # the layer's projections in execution order
 
 
-def check_choice(key: str, values, allowed) -> None:
-    """ConfigError naming ``key`` unless every value (one or a tuple) is in ``allowed``."""
-    bad = [v for v in (values if isinstance(values, tuple) else (values,)) if v not in allowed]
-    if bad:
-        raise ConfigError(f"{key}: {bad} not allowed; allowed values: "
-                          f"{', '.join(map(str, allowed))}")
-
-
 def check_positive(key: str, values) -> None:
     """ConfigError unless ``values`` (one or a tuple) are positive integers, at least one."""
     values = values if isinstance(values, tuple) else (values,)

@@ -24,8 +24,15 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import Experiment, contradiction_claim, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
+from experiments import (
+    Experiment,
+    check_choice,
+    contradiction_claim,
+    markdown_table,
+    paper_claim,
+    reference,
+)
+from experiments.lut_tensor_core._gpu_kernels import check_positive
 from experiments.lut_tensor_core._ppa_sweep import (
     LIBRARIES,
     LIBRARY_LABELS,

@@ -24,11 +24,11 @@ import lutcore.gpu as gpu
 from experiments import (
     ConfigError,
     Experiment,
+    check_choice,
     markdown_table,
     paper_claim,
     reference,
 )
-from experiments.lut_tensor_core._gpu_kernels import check_choice
 from experiments.lut_tensor_core._ppa_sweep import (
     LIBRARIES,
     LIBRARY_LABELS,

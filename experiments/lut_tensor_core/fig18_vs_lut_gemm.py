@@ -19,9 +19,8 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import Experiment, markdown_table, paper_claim, reference
+from experiments import Experiment, check_choice, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core._gpu_kernels import (
-    check_choice,
     check_positive,
     layer_shapes,
     tensor_core_areas,

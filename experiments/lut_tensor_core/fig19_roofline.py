@@ -27,8 +27,8 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import Experiment, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive
+from experiments import Experiment, check_choice, markdown_table, paper_claim, reference
+from experiments.lut_tensor_core._gpu_kernels import check_positive
 from experiments.lut_tensor_core._tc_area import sm_arrays
 from experiments.lut_tensor_core.fig15_mpgemm import AREA_TOLERANCE
 

@@ -18,8 +18,8 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import Experiment, markdown_table, paper_claim
-from experiments.lut_tensor_core._gpu_kernels import check_choice, check_positive, layer_shapes
+from experiments import Experiment, check_choice, markdown_table, paper_claim
+from experiments.lut_tensor_core._gpu_kernels import check_positive, layer_shapes
 
 ID = "lut-fig4"
 TITLE = "LUT-GEMM vs dequantization mpGEMM on A100, LLAMA2-70B shapes (LUT Tensor Core Fig. 4)"

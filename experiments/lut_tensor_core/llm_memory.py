@@ -19,7 +19,14 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 import lutcore.lut as lut
-from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    check_choice,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 
 ID = "lut-memory"
 TITLE = "Weight memory of the LLMs by weight bits vs GPU memory (LUT Tensor Core Sec. 2.1)"
@@ -47,9 +54,7 @@ class Config:
         if bad:
             raise ConfigError(f"weights: {bad} unknown; allowed values: fp16, int1..int8, "
                               "ternary")
-        bad = [g for g in self.gpus if g not in gpu.GPUS]
-        if bad:
-            raise ConfigError(f"gpus: {bad} unknown; allowed values: {', '.join(gpu.GPUS)}")
+        check_choice("gpus", self.gpus, tuple(gpu.GPUS))
 
 
 def _bits(weights: str) -> float | None:

@@ -19,7 +19,14 @@ import numpy as np
 import xarray as xr
 
 import lutcore.gpu as gpu
-from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    check_choice,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 
 ID = "lut-table4"
 TITLE = "Table precompute overhead, separate vs fused (LUT Tensor Core Table 4)"
@@ -48,17 +55,10 @@ class Config:
     activation: str = "fp16"
 
     def __post_init__(self):
-        if self.gpu not in gpu.GPUS:
-            raise ConfigError(f"gpu: {self.gpu!r} unknown; allowed values: {', '.join(gpu.GPUS)}")
-        if self.lut_scale not in gpu.LUT_SCALES:
-            raise ConfigError(f"lut_scale: {self.lut_scale!r} not allowed; allowed values: "
-                              f"{', '.join(map(str, gpu.LUT_SCALES))}")
-        if self.weight_bits not in (1, 2, 4):
-            raise ConfigError(f"weight_bits: {self.weight_bits!r} not allowed; allowed values: "
-                              "1, 2, 4")
-        if self.activation not in ("fp16", "int8", "fp8"):
-            raise ConfigError(f"activation: {self.activation!r} not allowed; allowed values: "
-                              "fp16, int8, fp8")
+        check_choice("gpu", self.gpu, tuple(gpu.GPUS))
+        check_choice("lut_scale", self.lut_scale, gpu.LUT_SCALES)
+        check_choice("weight_bits", self.weight_bits, (1, 2, 4))
+        check_choice("activation", self.activation, ("fp16", "int8", "fp8"))
         for case in self.cases:
             if (len(case) != 3 or case[0] not in gpu.LLMS
                     or not all(isinstance(v, int) and v >= 1 for v in case[1:])):

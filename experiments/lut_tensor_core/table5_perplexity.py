@@ -32,7 +32,15 @@ import numpy as np
 import xarray as xr
 
 import lutcore.llm as llm
-from experiments import ConfigError, Experiment, cache_dir, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    cache_dir,
+    check_choice,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 
 ID = "lut-table5"
 TITLE = ("INT8 table quantization on a real LLM: SmolLM2-135M perplexity (LUT Tensor Core "
@@ -69,25 +77,16 @@ class Config:
     cache: bool = True
 
     def __post_init__(self):
-        bad = [w for w in self.weights if w not in WEIGHTS]
-        if bad:
-            raise ConfigError(f"weights: {bad} unknown; allowed values: {', '.join(WEIGHTS)}")
-        bad = [p for p in self.paths if p not in llm.GEMM_PATHS]
-        if bad:
-            raise ConfigError(f"paths: {bad} unknown; allowed values: "
-                              f"{', '.join(llm.GEMM_PATHS)}")
+        check_choice("weights", self.weights, WEIGHTS)
+        check_choice("paths", self.paths, tuple(llm.GEMM_PATHS))
         if len(set(self.weights)) != len(self.weights) or len(set(self.paths)) != len(self.paths):
             raise ConfigError("weights, paths: each value at most once")
-        if self.group_size not in GROUP_SIZES:
-            raise ConfigError(f"group_size: {self.group_size} is not allowed; allowed values: "
-                              f"{', '.join(map(str, GROUP_SIZES))}")
+        check_choice("group_size", self.group_size, GROUP_SIZES)
         if not 2 <= self.window <= 2048:
             raise ConfigError(f"window: must be in 2..2048 tokens, got {self.window}")
         if self.windows < 1:
             raise ConfigError(f"windows: must be positive, got {self.windows}")
-        books = llm.kjv_books()
-        if self.book not in books:
-            raise ConfigError(f"book: {self.book!r} unknown; allowed values: {', '.join(books)}")
+        check_choice("book", self.book, llm.kjv_books())
 
 
 def weight_setting(checkpoint: llm.Checkpoint, name: str, group_size: int) -> llm.Checkpoint:

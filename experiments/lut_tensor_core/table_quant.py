@@ -27,6 +27,7 @@ from experiments import (
     Experiment,
     Footprint,
     bounded,
+    check_choice,
     markdown_table,
     paper_claim,
     reference,
@@ -65,10 +66,7 @@ class Config:
                           "841 MB for ktot x n = 512 x 64 and 8192 x 256 (m = 16)")
 
     def __post_init__(self):
-        bad = [d for d in self.distributions if d not in DISTRIBUTIONS]
-        if bad:
-            raise ConfigError(f"distributions: {bad} unknown; allowed values: "
-                              f"{', '.join(DISTRIBUTIONS)}")
+        check_choice("distributions", self.distributions, DISTRIBUTIONS)
         if min(self.m, self.ktot, self.n, self.seeds) < 1:
             raise ConfigError("m, ktot, n, seeds: must be positive")
         if not all(1 <= k <= 8 for k in self.k_values):

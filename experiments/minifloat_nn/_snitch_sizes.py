@@ -9,7 +9,7 @@ makes every size it names a GEMM whose two input matrices have the named shape.
 from __future__ import annotations
 
 import lutcore.snitch as snitch
-from experiments import ConfigError
+from experiments import ConfigError, check_choice
 
 
 def parse_size(size: str) -> tuple[int, int, int]:
@@ -24,9 +24,7 @@ def parse_size(size: str) -> tuple[int, int, int]:
 
 def check_sizes(sizes: tuple[str, ...], kernels: tuple[str, ...]) -> None:
     """Every kernel is known, every size parses and every kernel runs every size."""
-    bad = [k for k in kernels if k not in snitch.KERNELS]
-    if bad:
-        raise ConfigError(f"kernels: {bad} unknown; allowed values: {', '.join(snitch.KERNELS)}")
+    check_choice("kernels", kernels, tuple(snitch.KERNELS))
     if len(set(sizes)) != len(sizes) or len(set(kernels)) != len(kernels):
         raise ConfigError(f"sizes/kernels: duplicates in {sizes} / {kernels}")
     for size in sizes:

@@ -18,7 +18,13 @@ import xarray as xr
 
 import lutcore.gpu as gpu
 import lutcore.numerics as nm
-from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
+from experiments import (
+    Experiment,
+    check_choice,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 
 ID = "mfnn-fig1"
 TITLE = "FP formats and the MiniFloat-NN operations supporting them (MiniFloat-NN Fig. 1, Table I)"
@@ -38,9 +44,7 @@ class Config:
     formats: tuple[str, ...] = tuple(nm.FORMATS)
 
     def __post_init__(self):
-        bad = [f for f in self.formats if f not in nm.FORMATS]
-        if bad:
-            raise ConfigError(f"formats: {bad} unknown; allowed values: {', '.join(nm.FORMATS)}")
+        check_choice("formats", self.formats, tuple(nm.FORMATS))
 
 
 def _one(fmt):

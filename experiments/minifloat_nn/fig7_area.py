@@ -32,7 +32,14 @@ import xarray as xr
 
 import lutcore.numerics as nm
 import lutcore.ppa as ppa
-from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
+from experiments import (
+    ConfigError,
+    Experiment,
+    check_choice,
+    markdown_table,
+    paper_claim,
+    reference,
+)
 from lutcore.ppa import synth
 
 ID = "mfnn-fig7"
@@ -71,9 +78,7 @@ class Config:
     synthesize: bool = True
 
     def __post_init__(self):
-        bad = [lane for lane in self.lanes if lane not in LANES]
-        if bad:
-            raise ConfigError(f"lanes: {bad} unknown; allowed values: {', '.join(LANES)}")
+        check_choice("lanes", self.lanes, LANES)
         bad = [lib for lib in self.libraries if lib not in ppa.LIBRARIES]
         if bad or not self.libraries or self.libraries[0] != PRIMARY:
             raise ConfigError(f"libraries: {list(self.libraries)} not allowed; allowed values: "
