@@ -271,6 +271,8 @@ def test_named_returns_a_record_as_it_is_else_looks_up_its_name_else_names_the_a
      "unknown LLM 'gpt-5'; allowed values: opt-175b, "),
     (gpu.blocks.kernel_record, "cublas", gpu.Kernel, "magic",
      "unknown kernel 'magic'; allowed values: cublas, "),
+    (snitch.kernel_spec, "fp64_fma", snitch.KernelSpec, "fp4_fma",
+     "unknown kernel 'fp4_fma'; allowed values: fp64_fma, "),
 ])
 def test_each_registry_lookup_is_one_named_call(lookup, name, record, bad, match):
     found = lookup(name)

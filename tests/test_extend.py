@@ -15,7 +15,7 @@ import xarray as xr
 import experiments
 import lutcore.numerics as nm
 from experiments import Experiment, _framework, make_config, markdown_table, paper_claim, reference
-from lutcore import gpu, llm, lut, ppa
+from lutcore import gpu, llm, lut, ppa, snitch
 
 from conftest import ROOT
 
@@ -178,7 +178,7 @@ def test_a_new_cell_library_is_one_record_priced_by_tensor_core():
 def test_each_package_shows_its_entry_points_and_keeps_its_building_blocks_reachable():
     from lutcore.ppa import synth
 
-    for package in (nm, lut, ppa, synth, gpu, llm):
+    for package in (nm, lut, ppa, synth, gpu, llm, snitch):
         face = set(package.__all__)
         homes = [home for home in (getattr(package, "blocks", None),
                                    getattr(package, "minifloat", None))

@@ -82,7 +82,7 @@ def test_footprint_and_fit_limits():
 
 
 def test_bad_kernel_and_shapes_name_what_is_allowed():
-    with pytest.raises(ValueError, match="allowed: fp64_fma, fp32_simd_fma"):
+    with pytest.raises(ValueError, match="allowed values: fp64_fma, fp32_simd_fma"):
         snitch.kernel_profile("fp4_fma", 8, 8, 8)
     with pytest.raises(ValueError, match="multiple of the 8 cores"):
         snitch.kernel_profile("fp64_fma", 12, 8, 8)

@@ -5,26 +5,22 @@ M x N x K GEMM (paper Sec. IV, Table II, Fig. 8); ``run_gemm`` executes the same
 instruction sequence bit-exactly through ``lutcore.numerics``.
 """
 
+from lutcore import _face
+
 from ._cluster import CLASSES, FPU_CLASSES, SNITCH_CLUSTER, Cluster
 from ._functional import GemmResult, run_gemm
 from ._kernels import (
-                       KERNEL_SPECS,
-                       KERNELS,
-                       Frep,
-                       Instr,
-                       KernelSpec,
-                       block_program,
-                       check_gemm,
-                       fits_scratchpad,
-                       footprint_bytes,
-                       kernel_spec,
+    KERNEL_SPECS,
+    KERNELS,
+    Frep,
+    Instr,
+    KernelSpec,
+    block_program,
+    check_gemm,
+    fits_scratchpad,
+    footprint_bytes,
+    kernel_spec,
 )
 from ._timing import Profile, kernel_profile
 
-__all__ = [
-    "CLASSES", "FPU_CLASSES", "SNITCH_CLUSTER", "Cluster",
-    "KERNEL_SPECS", "KERNELS", "Frep", "Instr", "KernelSpec", "block_program", "check_gemm",
-    "fits_scratchpad", "footprint_bytes", "kernel_spec",
-    "GemmResult", "run_gemm",
-    "Profile", "kernel_profile",
-]
+__all__ = _face.public(globals())

@@ -110,11 +110,10 @@ KERNEL_SPECS: dict[str, KernelSpec] = {s.name: s for s in (
 KERNELS: tuple[str, ...] = tuple(KERNEL_SPECS)
 
 
-def kernel_spec(kernel: str) -> KernelSpec:
-    """The spec of ``kernel``; a ValueError naming the allowed kernels otherwise."""
-    if kernel not in KERNEL_SPECS:
-        raise ValueError(f"unknown kernel {kernel!r}; allowed: {', '.join(KERNELS)}")
-    return KERNEL_SPECS[kernel]
+def kernel_spec(kernel: str | KernelSpec) -> KernelSpec:
+    """The spec of ``kernel`` (a ``KernelSpec`` as it is); a ValueError naming the allowed
+    kernels otherwise."""
+    return check.named(KERNEL_SPECS, kernel, what="kernel", record=KernelSpec)
 
 
 def check_shape(spec: KernelSpec, m: int, n: int, k: int, cluster: Cluster) -> None:
