@@ -12,6 +12,9 @@ the operators, per-format constants) compose new models and stay reachable as ``
 
 from lutcore import _face
 
+# The face: what a caller needs to price a GEMM or a model (the entry points, the records they
+# take, the named specs and the registries that name them), at most 25 names; every other
+# name (a table, a constant, a step of a model) is imported in blocks.py instead.
 from . import blocks
 from ._kernels import gemm_latency
 from ._library import Kernel, Quant, Setup
