@@ -44,7 +44,7 @@ class Config:
 
     models: tuple[str, ...] = tuple(gpu.LLMS)
     weights: tuple[str, ...] = ("fp16", "int8", "int4", "int2", "ternary", "int1")
-    gpus: tuple[str, ...] = ("a100", "h100")
+    gpus: tuple[str, ...] = ("a100", "h100")  # Sec. 2.1: "a modern GPU like NVIDIA A100 or H100"
 
     def __post_init__(self):
         bad = [m for m in self.models if m not in gpu.LLMS]
