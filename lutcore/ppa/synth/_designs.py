@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from amaranth.back import verilog as amaranth_verilog
 from amaranth.lib import wiring
 
+from ... import _checks as check
 from ._rtl_fp import FPAdder, FPAdderFTZ, FPAdderFTZRTL, FPAdderRTL
 from ._rtl_fpnew import ExFMA, ExFMARTL, ExSdotp, ExSdotpRTL
 from ._rtl_int import (
@@ -73,11 +74,7 @@ RTL_OF = {Adder: AdderRTL, Multiplier: MultiplierRTL, Multiplexer: MultiplexerRT
 
 def design(name: str):
     """The parameters (a frozen dataclass) of design ``name``."""
-    try:
-        return ALL_DESIGNS[name]
-    except KeyError:
-        raise KeyError(f"unknown synthesis design {name!r}; allowed values: "
-                       f"{', '.join(ALL_DESIGNS)}") from None
+    return check.named(ALL_DESIGNS, name, what="synthesis design")
 
 
 def elaboratable(name: str) -> wiring.Component:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ... import _checks as check
 from ..._packages import PackageData
 from .. import _cells, _release
 from ._liberty import (
@@ -50,12 +51,9 @@ class Flow(NamedTuple):
 FLOWS = {"area": Flow("area", None), "clock": Flow("clock", DELAY_TARGET_PS)}
 
 
-def flow(name: str) -> Flow:
-    try:
-        return FLOWS[name]
-    except KeyError:
-        raise KeyError(f"unknown synthesis flow {name!r}; allowed values: "
-                       f"{', '.join(FLOWS)}") from None
+def flow(name: str | Flow) -> Flow:
+    """The flow called ``name`` (``FLOWS``; a ``Flow`` as it is)."""
+    return check.named(FLOWS, name, what="synthesis flow", record=Flow)
 
 
 def abc_script(mapping: Flow) -> str:
