@@ -3,6 +3,7 @@ fpA_intB's tile heuristic against a plain transcription of its C++ and hand-work
 Marlin's tile by M and its launches of at most 1024 rows, and the shared memory CUDA keeps
 per CTA."""
 
+import dataclasses
 import math
 
 import jax.numpy as jnp
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _tiles
+from lutcore.gpu import _library, _tiles
 
 CANDIDATES = _tiles.fpa_intb_candidates()
 SMS = 108  # A100
@@ -160,12 +161,15 @@ def test_dynamic_quantize_step():
 
 
 def test_trtllm_weight_only_tactics():
-    """TensorRT-LLM's weight-only plugin (T8): 5 tiles x 3 stage counts x split-K 1-7 (its
-    get_candidate_configs for sm80), the fastest as its profiler picks, never slower than the
-    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV, priced by the
-    16-row tiles without split-K."""
+    """TensorRT-LLM's weight-only plugin (T8): its GEMV's 2 tiles, 5 sm80 tiles x 3 stage counts
+    x split-K 1-7 (get_candidate_configs for sm80), 5 x 2 sm90 tiles without split-K
+    (get_candidate_configs_sm90), the fastest as its profiler picks, never slower than the
+    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV (16 x 16 or 32
+    tiles, no split-K), up to M = 15 one tactic more."""
     table = _tiles.trtllm_weight_only_candidates()
-    assert len(table["tm"]) == 5 * 3 * 7 and set(table["split"]) == set(range(1, 8))
+    assert len(table["tm"]) == 2 + 5 * 3 * 7 + 5 * 2 and set(table["split"]) == set(range(1, 8))
+    assert {float(g): int(np.sum(table["group"] == g)) for g in (0, 1, 4)} == {0: 2, 1: 105, 4: 10}
+    assert set(table["split"][table["group"] != 1]) == {1.0}
     m = np.array([1.0, 4.0, 5.0, 64.0, 1024.0, 8192.0])
     profiled = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
                                 group_size=0)
@@ -174,3 +178,57 @@ def test_trtllm_weight_only_tactics():
     assert np.all(profiled.seconds <= heuristic.seconds * (1 + 1e-6))
     small = m < 5
     assert np.all(profiled.tile_m[small] == 16) and np.all(profiled.split_k[small] == 1)
+    assert np.all(np.isin(profiled.tile_n[small], (16, 32)))  # the GEMV's CTA columns
+
+
+def _sm90_tile(result) -> np.ndarray:
+    """True where ``result`` ran a T8 sm90 tile: a warpgroup's 64 weight rows, 64 or 128 per CTA
+    (the sm80 tiles' warps are 32 columns wide, or 64 of a 256-column tile)."""
+    return (np.asarray(result.warp_n) == 64) & (np.asarray(result.tile_n) <= 128)
+
+
+def test_trtllm_weight_only_runs_sm90_mixed_input_kernels_on_hopper_only():
+    """On Hopper the plugin's large-M tactic is a CUTLASS 3 mixed-input wgmma tile (T8 sm90),
+    whose conversions overlap the asynchronous MMA: the kernel takes less than the MMA and
+    conversion times added (the sm80 path's cost); the A100 never runs one."""
+    m = np.array([64.0, 1024.0, 8192.0])
+    hopper = gpu.gemm_latency(gpu.H200, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+                              group_size=0)
+    assert np.all(_sm90_tile(hopper)) and np.all(hopper.split_k == 1)
+    big = float(hopper.compute[-1]), float(hopper.cuda_core[-1])
+    assert max(big) <= float(hopper.seconds[-1]) < sum(big)
+    ampere = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+                              group_size=0)
+    assert not np.any(_sm90_tile(ampere))
+
+
+def test_split_k_adds_one_device_operation():
+    """T10: a split-K kernel pays two kernels' fixed device time (its memset or reduction), a
+    kernel without split-K one: d seconds / d kernel_latency = 2 or 1 (same tiles picked)."""
+    def fixed_cost_slope(m, n, k):
+        times = [gpu.gemm_latency(dataclasses.replace(gpu.A100, kernel_latency=t), "cublas",
+                                  m, n, k) for t in (2.0e-6, 2.0e-6 + 1e-9)]
+        assert float(times[0].split_k) == float(times[1].split_k)
+        return (float(times[1].seconds) - float(times[0].seconds)) / 1e-9, float(
+            times[0].split_k)
+
+    slope, split = fixed_cost_slope(128, 1024, 28672)
+    assert split > 1 and slope == pytest.approx(2.0, rel=1e-3)
+    slope, split = fixed_cost_slope(4096, 8192, 8192)
+    assert split == 1 and slope == pytest.approx(1.0, rel=1e-3)
+
+
+def test_trt_layer_profiler_timing_adds_its_fixed_cost():
+    """``timing="trt_layer_profiler"`` adds TensorRT's per-layer profiler cost
+    (``TIMING_OVERHEAD``) to the kernel's device time, and nothing else; an unknown timing is
+    named with the allowed ones."""
+    events = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 8, 4096, 4096, act="int8",
+                              weight_bits=8)
+    profiled = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 8, 4096, 4096, act="int8",
+                                weight_bits=8, timing="trt_layer_profiler")
+    assert float(profiled.seconds) - float(events.seconds) == pytest.approx(
+        _library.TIMING_OVERHEAD["trt_layer_profiler"], rel=1e-9)
+    assert float(profiled.tile_m) == float(events.tile_m)
+    with pytest.raises(ValueError, match="timing 'ncu' unknown; allowed values: events, "
+                                         "trt_layer_profiler"):
+        gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, timing="ncu")

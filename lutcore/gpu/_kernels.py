@@ -58,6 +58,7 @@ from ._library import (
     LUT_GROUP,
     QUANTIZE_STEP,
     TENSOR_CORE_KERNELS,
+    TIMING_OVERHEAD,
     Kernel,
     Quant,
     Setup,
@@ -285,9 +286,10 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     int8, fp8); quant: the weights (``Quant``: weight_bits 16/8 for a dense kernel, = the
     activation format; 1-4 or 8 for the mixed-precision kernels; group scales; table width);
     setup: how it runs (``Setup``: the operands' data, persistent stream-K candidates, a serial
-    SM90 epilogue, the accumulators, the LUT table precompute fused or separate). The loose
-    keywords of earlier versions (weight_bits, group_size, zero_points, lut_bits, precompute,
-    inputs, persistent, serial_epilogue, accumulate) fill the records (``records``).
+    SM90 epilogue, the accumulators, the LUT table precompute fused or separate, the timing
+    method's own fixed cost). The loose keywords of earlier versions (weight_bits, group_size,
+    zero_points, lut_bits, precompute, inputs, persistent, serial_epilogue, accumulate; and
+    timing) fill the records (``records``).
 
     Before the GEMM, a ``cublas_quantize`` kernel's activation quantization
     (``quantize_seconds``) or a separate table precompute (``precompute_seconds``) is added.
@@ -302,6 +304,8 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     work = record.work_for(quant)._replace(persistent=setup.persistent,
                                            serial_store=setup.serial_epilogue)
     result = _bucketed(hw, m, n, k, work)
+    if setup.timing != "events":
+        result = result._replace(seconds=result.seconds + TIMING_OVERHEAD[setup.timing])
     if record.pre == "quantize":
         rows = np.broadcast_to(m, np.shape(result.seconds))
         return result._replace(seconds=result.seconds + quantize_seconds(gpu, rows, k))

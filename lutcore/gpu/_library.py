@@ -24,6 +24,15 @@ UNITS = ("tensor_core", "lut_array", "cuda_core")  # where a kernel's MACs run
 WEIGHTS = ("activation", "quantized")  # W in the activation format, or low-bit W + scales
 PRE_STEPS = ("", "quantize")  # what runs before the GEMM: nothing, or a dynamic act quantization
 PRECOMPUTE = ("fused", "separate")
+# How a measurement timed the kernel: CUDA events around it (or around a CUDA graph of calls),
+# device time; or TensorRT's per-layer profiler (IProfiler, aiconfigurator collect_gemm_trt.py),
+# whose layer time also holds a fixed cost per profiled layer beyond the kernels' own (its
+# events bracket the plugin's enqueue: tactic lookup, CUTLASS argument set-up and launch).
+TIMINGS = ("events", "trt_layer_profiler")
+# Seconds each timing adds: the profiler's fixed cost per layer, calibrated by
+# tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
+# (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work); taken by every GPU.
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 5.229e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
@@ -123,16 +132,19 @@ class Setup:
     grid of one CTA per output tile), ``serial_epilogue`` (the SM90 tiles store their output
     after their mainloop, ``_tiles`` T5), ``accumulate`` (``ACCUMULATE``: the tensor-core
     accumulators; "fp16" for fp16 activations on a tensor-core kernel), ``precompute`` (the LUT
-    Tensor Core's tables ``"fused"`` into the producer or a ``"separate"`` kernel)."""
+    Tensor Core's tables ``"fused"`` into the producer or a ``"separate"`` kernel), ``timing``
+    (``TIMINGS``: what the measured time holds beyond the device time, ``TIMING_OVERHEAD``)."""
 
     inputs: str = "random"
     persistent: bool = True
     serial_epilogue: bool = False
     accumulate: str = "fp32"
     precompute: str = "fused"
+    timing: str = "events"
 
     def __post_init__(self):
         _one_of("inputs", self.inputs, INPUT_DATA)
+        _one_of("timing", self.timing, TIMINGS)
         _one_of("accumulate", self.accumulate, ACCUMULATE)
         _one_of("precompute", self.precompute, PRECOMPUTE)
 
@@ -253,7 +265,8 @@ WORK = {name: record.work for name, record in KERNEL_LIBRARY.items()}
 
 QUANT_KEYWORDS = {"weight_bits": "weight_bits", "group_size": "group_size",
                   "zero_points": "zero_points", "lut_bits": "table_bits"}
-SETUP_KEYWORDS = ("inputs", "persistent", "serial_epilogue", "accumulate", "precompute")
+SETUP_KEYWORDS = ("inputs", "persistent", "serial_epilogue", "accumulate", "precompute",
+                  "timing")
 
 
 def kernel_record(kernel) -> Kernel:
