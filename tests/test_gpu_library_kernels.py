@@ -232,3 +232,16 @@ def test_trt_layer_profiler_timing_adds_its_fixed_cost():
     with pytest.raises(ValueError, match="timing 'ncu' unknown; allowed values: events, "
                                          "trt_layer_profiler"):
         gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, timing="ncu")
+
+
+def test_smoothquant_tactics_run_as_dispatched():
+    """T9: 6 tiles x 4 stage counts, K never split (the launcher passes a batch count of 1), the
+    128 x 64 tactic a 128 x 128 CTA tile; at M = 16 with N = 1024 (8 output tiles of 32 x 128
+    for 108 SMs) no split factor is picked."""
+    table = _tiles.trtllm_int8_candidates()
+    assert len(table["tm"]) == 6 * 4 and set(table["split"]) == {1.0}
+    tiles = set(zip(table["tm"], table["tn"]))
+    assert (128.0, 64.0) not in tiles and (128.0, 128.0) in tiles
+    skinny = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 16, 1024, 4096, act="int8",
+                              weight_bits=8)
+    assert float(skinny.split_k) == 1.0

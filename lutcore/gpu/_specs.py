@@ -101,10 +101,11 @@ MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
 FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
 # The A100's INT8 fraction, calibrated on the compute-bound (M >= 1024) INT8 x INT8 GEMMs of
 # C6 (TensorRT-LLM's SmoothQuant CUTLASS kernels on an A100 SXM, applications' shapes; their
-# TensorRT per-layer profiler's fixed cost and split-K's second operation priced); the RTX 3090
+# tiles as its runner dispatches them, unsplit, and TensorRT's per-layer profiler's fixed cost
+# priced); the RTX 3090
 # (the same third-generation tensor core) takes it. (Before these measurements it was the
 # 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
-INT8_A100 = 0.8231
+INT8_A100 = 0.8002
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one

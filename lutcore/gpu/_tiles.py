@@ -80,8 +80,11 @@ T10 Split-K adds a device operation before or after the GEMM kernel: a serial sp
 T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: profileGemms, the
    fastest tactic; cutlass_heuristic.cpp, the Int8 tiles 32 x 128, 64 x 128, 128 x 64 (k-slab
    64), 64 x 64 (k-slab 128), 128 x 256, 256 x 128 with their warp tiles, 3-6 stages, serial
-   split-K 1-7); sm80 mma.sync kernels on every GPU (its sm90 tactics need the HOPPER flag,
-   which the INT8 runner does not set).
+   split-K 1-7), as its runner runs them (cutlass_kernels/int8_gemm/int8_gemm_template.h@23bc5b7):
+   the 128 x 64 tactic dispatches a 128 x 128 CTA tile (warps 64 x 32), the launcher passes a
+   batch count of 1 (GemmUniversalMode::kBatched), so no tactic splits K; sm80 mma.sync
+   kernels on every GPU (dispatchToArch: Sm80 for sm 80-90; its sm90 tactics would need the
+   HOPPER flag, which the INT8 runner does not set).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -137,7 +140,7 @@ TRTLLM_WO_GEMV_TILES, TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = ((16, 16), (16, 3
 # T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
 TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N = (16, 32, 64, 128, 256), (64, 128)
 # T9: TensorRT-LLM INT8 (tm, tn, tk, wm, wn) tiles and stages
-TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 64, 64, 64, 32),
+TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 128, 64, 64, 32),
                      (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
 TRTLLM_INT8_STAGES = (3, 4, 5, 6)
 
@@ -305,10 +308,10 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
 
 @functools.cache
 def trtllm_int8_candidates() -> dict[str, np.ndarray]:
-    """T9 tactics: each tile at each stage count and serial split-K factor."""
-    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, split, 0)
-                   for (tm, tn, tk, wm, wn), stages, split in itertools.product(
-                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES, TRTLLM_WO_SPLITS)])
+    """T9 tactics: each tile (as dispatched) at each stage count, K unsplit."""
+    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0)
+                   for (tm, tn, tk, wm, wn), stages in itertools.product(
+                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)])
 
 
 def marlin_tile(m):
