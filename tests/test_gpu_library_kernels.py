@@ -144,13 +144,14 @@ def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kerne
 
 def test_dynamic_quantize_step():
     """cublas_quantize is TensorRT-LLM's GEMM (at its rate) plus its dynamic per-tensor activation
-    quantization: three device operations and 5 bytes per activation (BF16 read twice, one byte
+    quantization: four device operations (memset, absolute max, quantize, the scale's cast to
+    FP32) and 5 bytes per activation (BF16 read twice, one byte
     written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
     m, n, k = np.array([1.0, 4096.0]), 4096, 8192
     plain = gpu.gemm_latency(gpu.H100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
     step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
                             weight_bits=8).seconds - plain
-    expected = 3 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+    expected = 4 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
     np.testing.assert_allclose(step, expected, rtol=1e-6)
     with pytest.raises(ValueError, match="act 'bf16' unknown; allowed values: fp8, int8"):
         gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)

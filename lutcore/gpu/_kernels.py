@@ -10,8 +10,9 @@ Kernels (``KERNELS``):
   with one dynamic per-tensor scale, as TensorRT-LLM's FP8 ``Linear`` without an input scale
   does (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu,
   ``invokeComputeScalesAndQuantizeMatrix``, PER_TENSOR: a scale memset, an absolute-max kernel
-  reading the activations, a quantize kernel reading them again and writing 8-bit ones;
-  ``QUANTIZE_STEP``), three device operations before the GEMM;
+  reading the activations, a quantize kernel reading them again and writing 8-bit ones, then
+  the Linear's cast of the BF16 scale to FP32; ``QUANTIZE_STEP``), four device operations
+  before the GEMM;
 - ``trtllm_smoothquant``: TensorRT-LLM's SmoothQuant INT8 x INT8 GEMM plugin: its CUTLASS sm80
   tactics, the fastest as its profiler picks (``_tiles`` T9);
 - ``trtllm_gemm``: ``cublas`` at TensorRT-LLM's own measured rates (its engines' GEMMs with

@@ -58,10 +58,12 @@ FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 MARLIN_DEQUANT, MARLIN_GROUP_SCALE = (5 / 8, 8 / 8), 4 / 4
 # The dynamic per-tensor activation quantization before a ``cublas_quantize`` GEMM
 # (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu, PER_TENSOR): device operations
-# (cudaMemsetAsync of the scale, computeFP8QuantizeScale, scaleMatrixPerTensorVec) and bytes
-# moved per activation (BF16 read by the absolute-max kernel; BF16 read and one 8-bit byte
-# written by the quantize kernel).
-QUANTIZE_STEP = {"operations": 3, "bytes_per_activation": 2 + 2 + 1}
+# (cudaMemsetAsync of the scale, computeFP8QuantizeScale, scaleMatrixPerTensorVec; then the
+# Linear's cast of that scale, made in the input's BF16 by thop/fp8Op.cpp e4m3_quantize_helper,
+# to FP32: _torch/modules/linear.py FP8QDQLinearMethod.apply, a PyTorch elementwise kernel) and
+# bytes moved per activation (BF16 read by the absolute-max kernel; BF16 read and one 8-bit
+# byte written by the quantize kernel).
+QUANTIZE_STEP = {"operations": 4, "bytes_per_activation": 2 + 2 + 1}
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).
 LOOKUP_FP_OPS = 1.0
 
