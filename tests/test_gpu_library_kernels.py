@@ -246,3 +246,22 @@ def test_smoothquant_tactics_run_as_dispatched():
     skinny = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 16, 1024, 4096, act="int8",
                               weight_bits=8)
     assert float(skinny.split_k) == 1.0
+
+
+def test_serial_split_k_fixup_chain():
+    """T10: TensorRT-LLM's serial split-K (T8 sm80) passes the output tile from split to split:
+    d seconds / d dram_latency = 2 (split - 1) (a semaphore read and a partial-sum load per
+    later split), 0 for a tactic without split-K and for cuBLAS's split-K (a reduction kernel)."""
+    def slope(kernel, m, n, k, **keywords):
+        times = [gpu.gemm_latency(dataclasses.replace(gpu.A100, dram_latency=t), kernel, m, n, k,
+                                  **keywords) for t in (5.36e-7, 5.36e-7 + 1e-10)]
+        assert float(times[0].split_k) == float(times[1].split_k)
+        return (float(times[1].seconds) - float(times[0].seconds)) / 1e-10, float(
+            times[0].split_k)
+
+    d, split = slope("trtllm_weight_only", 64, 4096, 16384, weight_bits=4, group_size=0)
+    assert split > 1 and d == pytest.approx(2 * (split - 1), rel=1e-3)
+    d, split = slope("trtllm_weight_only", 8192, 4096, 4096, weight_bits=4, group_size=0)
+    assert split == 1 and d == pytest.approx(0, abs=1e-3)
+    d, split = slope("cublas", 128, 1024, 28672)
+    assert split > 1 and d == pytest.approx(0, abs=1e-3)

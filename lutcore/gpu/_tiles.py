@@ -76,7 +76,8 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
 T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
    semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
    workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
-   GemmSplitKParallel, ReduceSplitK); either costs one more kernel's fixed device time.
+   GemmSplitKParallel, ReduceSplitK); either costs one more kernel's fixed device time. A serial
+   split-K kernel's CTAs of one output tile also take turns in the epilogue (``serial_fixup``).
 T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: profileGemms, the
    fastest tactic; cutlass_heuristic.cpp, the Int8 tiles 32 x 128, 64 x 128, 128 x 64 (k-slab
    64), 64 x 64 (k-slab 128), 128 x 256, 256 x 128 with their warp tiles, 3-6 stages, serial
@@ -162,6 +163,7 @@ class Hardware(NamedTuple):
     dram_bandwidth: jnp.ndarray  # bytes / s a GEMM kernel streams at
     cuda_core_flops: jnp.ndarray  # FLOP / s
     kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
+    dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
     tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
@@ -475,6 +477,16 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
     return jnp.maximum(best, 0)  # none resident: candidate 0, whose total is inf
 
 
+def serial_fixup(hw: Hardware, c: dict, work: Work):
+    """Seconds of a serial split-K kernel's fixup chain (T10): the split-k CTAs of one output
+    tile take turns in the epilogue (CUTLASS kernel/gemm.h: wait on the tile's semaphore, load
+    the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
+    that depend on the previous store: 2 dependent DRAM round trips per later split."""
+    if work.tiles[0] != "trtllm_weight_only":
+        return 0.0
+    return (c["split"] - 1) * 2 * hw.dram_latency
+
+
 # ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
 CANDIDATE_TABLES = {"library": library_candidates, "fpa_intb": fpa_intb_candidates,
                     "marlin": marlin_candidates, "custom": custom_candidates,
@@ -524,7 +536,8 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     launches_per_gemm = 1.0 + (c["split"] > 1)  # T10: split-K's memset or reduction kernel
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
-             + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ))
+             + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ)
+             + serial_fixup(hw, c, work))
     total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
     scale = tiles_per_sm / hw.clock * launches
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
