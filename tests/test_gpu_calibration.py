@@ -56,6 +56,14 @@ def test_the_trt_profiler_cost_is_the_fit():
                                                                "trtllm_weight_only"}
 
 
+def test_the_quantize_round_is_the_fit():
+    """The FP8 quantize step's seconds per round of absolute-max blocks
+    (``_library.QUANTIZE_ROUND``) is what the tool fits on the H100 FP8 rows at M <= 64."""
+    from lutcore.gpu import _library
+
+    assert _library.QUANTIZE_ROUND == pytest.approx(calibrate_gpu.quantize_round(), rel=1e-3)
+
+
 def test_the_a100_fraction_rests_on_sxm4_modules_only():
     """Every row behind the A100's 16-bit fraction is a 16-bit GEMM of a calibration set on the
     SXM4 module (device a100): the MAMF row, the four thonking rows, the four torchperf rows."""

@@ -145,13 +145,15 @@ def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kerne
 def test_dynamic_quantize_step():
     """cublas_quantize is TensorRT-LLM's GEMM (at its rate) plus its dynamic per-tensor activation
     quantization: four device operations (memset, absolute max, quantize, the scale's cast to
-    FP32) and 5 bytes per activation (BF16 read twice, one byte
+    FP32), the absolute-max kernel's fixed grid of 1024 blocks of 1024 threads in rounds of
+    resident blocks, and 5 bytes per activation (BF16 read twice, one byte
     written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
     m, n, k = np.array([1.0, 4096.0]), 4096, 8192
     plain = gpu.gemm_latency(gpu.H100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
     step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
                             weight_bits=8).seconds - plain
-    expected = 4 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+    expected = (4 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+                + 4 * _library.QUANTIZE_ROUND)  # 1024 blocks, 264 resident: 4 rounds
     np.testing.assert_allclose(step, expected, rtol=1e-6)
     with pytest.raises(ValueError, match="act 'bf16' unknown; allowed values: fp8, int8"):
         gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)
@@ -265,3 +267,14 @@ def test_serial_split_k_fixup_chain():
     assert split == 1 and d == pytest.approx(0, abs=1e-3)
     d, split = slope("cublas", 128, 1024, 28672)
     assert split > 1 and d == pytest.approx(0, abs=1e-3)
+
+
+def test_quantize_step_block_rounds():
+    """The absolute-max kernel's 1024 blocks of 1024 threads run 2 per SM (2048 threads): rounds
+    of 264 on the H100 and H200 (132 SMs) -> 4, of 216 on the A100 -> 5, of 164 on the RTX 3090
+    (82 SMs) -> 7."""
+    from lutcore.gpu import _kernels
+
+    rounds = {name: _kernels.scale_rounds(gpu.gpu_spec(name))
+              for name in ("h100", "h200", "a100", "rtx3090")}
+    assert rounds == {"h100": 4, "h200": 4, "a100": 5, "rtx3090": 7}

@@ -40,7 +40,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - the fixed cost of TensorRT's per-layer profiler (``_library.TIMING_OVERHEAD``,
   aiconfigurator_a100_sxm.yaml): on the M <= 4 rows of the sets it timed (the TensorRT
   plugins' SmoothQuant and weight-only GEMMs: the rows of least work), the constant c
-  minimizing sum(((device time + c - measured) / measured)^2), the device time the tile model's.
+  minimizing sum(((device time + c - measured) / measured)^2), the device time the tile model's;
+- the seconds per round of the FP8 quantize step's absolute-max blocks (``_library.QUANTIZE_ROUND``,
+  aiconfigurator_h100_sxm.yaml): on its FP8 rows with M <= 64 (where the step's fixed grid
+  shows), the t minimizing sum(((model + rounds x t - measured) / measured)^2), the model's
+  round time set to 0; then TensorRT-LLM's H100 FP8 rate (above) with it in place.
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -303,6 +307,26 @@ def profiler_overhead(max_m: int = 4) -> float:
     return float(np.sum((measured - device) / measured ** 2) / np.sum(1 / measured ** 2))
 
 
+def quantize_round(max_m: int = 64) -> float:
+    """Seconds per round of the FP8 quantize step's absolute-max blocks (module doc)."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+    from lutcore.gpu import _kernels
+
+    data = _load("aiconfigurator_h100_sxm.yaml")
+    rounds = _kernels.scale_rounds(gpu.H100)
+    model, measured = [], []
+    for entry in data["sets"]:
+        if entry.get("act") == "fp8":
+            _, _, seconds, modeled = _measured.gemm_points(data, entry)
+            keep = np.array([point[0] for point in entry["points"]]) <= max_m
+            model += list(modeled[keep] - rounds * _kernels.QUANTIZE_ROUND)
+            measured += list(seconds[keep])
+    model, measured = np.array(model), np.array(measured)
+    return float(np.sum(rounds * (measured - model) / measured ** 2)
+                 / np.sum((rounds / measured) ** 2))
+
+
 def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
     """``spec`` with the fraction of ``act`` (of ``library``'s kernels, if given) at
     ``fraction``."""
@@ -330,5 +354,6 @@ if __name__ == "__main__":
     for (gpu, dtype, library), fraction in fractions.items():
         print(gpu, dtype, library, f"efficiency={fraction:.4f}")
     print("trt_layer_profiler", f"timing_overhead={profiler_overhead():.4g}")
+    print("fp8 quantize step", f"round={quantize_round():.4g}")
     clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

@@ -57,6 +57,7 @@ from lutcore.lut import make_scheme, op_counts
 from ._library import (
     DEQUANT_GROUP,
     LUT_GROUP,
+    QUANTIZE_ROUND,
     QUANTIZE_STEP,
     TENSOR_CORE_KERNELS,
     TIMING_OVERHEAD,
@@ -75,6 +76,7 @@ from ._specs import (
     check_accumulate,
 )
 from ._tiles import (
+    MAX_THREADS_PER_SM,
     STAGES,
     GemmLatency,
     Hardware,
@@ -257,7 +259,15 @@ def quantize_seconds(gpu: GPUSpec, m, k):
     per element)."""
     activations = np.asarray(m, float) * np.asarray(k, float)
     return np.asarray(memory_seconds(activations * QUANTIZE_STEP["bytes_per_activation"], 0.0,
-                                     QUANTIZE_STEP["operations"], **_gpu_memory(gpu)))
+                                     QUANTIZE_STEP["operations"], **_gpu_memory(gpu))
+                      + scale_rounds(gpu) * QUANTIZE_ROUND)
+
+
+def scale_rounds(gpu: GPUSpec) -> int:
+    """Rounds of resident blocks of the quantize step's absolute-max grid on ``gpu``
+    (``QUANTIZE_STEP``: 1024 blocks of 1024 threads, 2048 threads per SM)."""
+    per_sm = MAX_THREADS_PER_SM // QUANTIZE_STEP["scale_threads"]
+    return -(-QUANTIZE_STEP["scale_blocks"] // (gpu.sms * per_sm))
 
 
 def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:

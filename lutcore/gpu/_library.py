@@ -63,7 +63,15 @@ MARLIN_DEQUANT, MARLIN_GROUP_SCALE = (5 / 8, 8 / 8), 4 / 4
 # to FP32: _torch/modules/linear.py FP8QDQLinearMethod.apply, a PyTorch elementwise kernel) and
 # bytes moved per activation (BF16 read by the absolute-max kernel; BF16 read and one 8-bit
 # byte written by the quantize kernel).
-QUANTIZE_STEP = {"operations": 4, "bytes_per_activation": 2 + 2 + 1}
+# Its absolute-max kernel runs a fixed grid of 1024 blocks of 1024 threads whatever the size
+# (invokeComputeFP8QuantizeScale, PER_TENSOR: each block reduces its share, then one atomicMax
+# on the single scale), so it takes rounds of resident blocks even for one token.
+QUANTIZE_STEP = {"operations": 4, "bytes_per_activation": 2 + 2 + 1,
+                 "scale_blocks": 1024, "scale_threads": 1024}
+# Seconds per round of those blocks (a block reduction and its atomic), calibrated by
+# tools/calibrate_gpu.py on the M <= 64 FP8 rows of aiconfigurator_h100_sxm.yaml (role
+# calibration), where the step's fixed cost shows; taken by every GPU.
+QUANTIZE_ROUND = 1.449e-6
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).
 LOOKUP_FP_OPS = 1.0
 
