@@ -15,7 +15,7 @@ import jax
 import lutcore.gpu as gpu
 from experiments import get
 
-FIG17 = get("lut-fig17")
+FIG17 = get("lut-fig17").module
 
 
 def timed(call):

@@ -264,8 +264,8 @@ def test_hopper_runs_warpgroup_tiles_off_the_shared_memory_bound():
 def test_split_k_only_where_tiles_leave_sms_idle_and_stream_k_fills_the_last_wave():
     big = gpu.gemm_latency(gpu.A100, "cublas", 4096, 8192, 8192)
     assert float(big.split_k) == 1.0
-    skinny = gpu.gemm_latency(gpu.A100, "cublas", 16, 4096, 28672)
-    assert float(skinny.split_k) > 1.0  # 64 output tiles for 108 SMs
+    skinny = gpu.gemm_latency(gpu.A100, "cublas", 128, 1024, 28672)
+    assert float(skinny.split_k) > 1.0  # 32 output tiles of 64 x 64 for 108 SMs
     hopper = gpu.gemm_latency(gpu.H100, "cublas", 1280, 4096, 12032, act="fp8", weight_bits=8)
     assert float(hopper.waves) != np.ceil(float(hopper.waves))  # T4: no partial last wave
 

@@ -42,6 +42,28 @@ def test_tensor_fractions_are_the_fits():
         assert len(errors) == 32  # 8 shapes x M 1024-8192
 
 
+def test_the_trt_profiler_cost_is_the_fit():
+    """TensorRT's per-layer profiler cost (``_library.TIMING_OVERHEAD``) is the intercept the
+    tool fits on the A100 calibration rows it timed (M <= 4), and those rows are the TensorRT
+    plugins' (24 sets: 8 shapes x SmoothQuant, INT8 and INT4 weight-only)."""
+    from lutcore.gpu import _library
+
+    assert _library.TIMING_OVERHEAD["trt_layer_profiler"] == pytest.approx(
+        calibrate_gpu.profiler_overhead(), rel=1e-3)
+    timed = [e for e in calibrate_gpu._load("aiconfigurator_a100_sxm.yaml")["sets"]
+             if e.get("timing") == "trt_layer_profiler"]
+    assert len(timed) == 24 and {e["kernel"] for e in timed} == {"trtllm_smoothquant",
+                                                               "trtllm_weight_only"}
+
+
+def test_the_quantize_round_is_the_fit():
+    """The FP8 quantize step's seconds per round of absolute-max blocks
+    (``_library.QUANTIZE_ROUND``) is what the tool fits on the H100 FP8 rows at M <= 64."""
+    from lutcore.gpu import _library
+
+    assert _library.QUANTIZE_ROUND == pytest.approx(calibrate_gpu.quantize_round(), rel=1e-3)
+
+
 def test_the_a100_fraction_rests_on_sxm4_modules_only():
     """Every row behind the A100's 16-bit fraction is a 16-bit GEMM of a calibration set on the
     SXM4 module (device a100): the MAMF row, the four thonking rows, the four torchperf rows."""

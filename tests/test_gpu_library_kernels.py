@@ -3,6 +3,7 @@ fpA_intB's tile heuristic against a plain transcription of its C++ and hand-work
 Marlin's tile by M and its launches of at most 1024 rows, and the shared memory CUDA keeps
 per CTA."""
 
+import dataclasses
 import math
 
 import jax.numpy as jnp
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _tiles
+from lutcore.gpu import _library, _tiles
 
 CANDIDATES = _tiles.fpa_intb_candidates()
 SMS = 108  # A100
@@ -143,13 +144,16 @@ def test_a_layer_prices_its_projections_as_the_library_kernel_of_its_width(kerne
 
 def test_dynamic_quantize_step():
     """cublas_quantize is TensorRT-LLM's GEMM (at its rate) plus its dynamic per-tensor activation
-    quantization: three device operations and 5 bytes per activation (BF16 read twice, one byte
+    quantization: four device operations (memset, absolute max, quantize, the scale's cast to
+    FP32), the absolute-max kernel's fixed grid of 1024 blocks of 1024 threads in rounds of
+    resident blocks, and 5 bytes per activation (BF16 read twice, one byte
     written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
     m, n, k = np.array([1.0, 4096.0]), 4096, 8192
     plain = gpu.gemm_latency(gpu.H100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
     step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
                             weight_bits=8).seconds - plain
-    expected = 3 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+    expected = (4 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
+                + 4 * _library.QUANTIZE_ROUND)  # 1024 blocks, 264 resident: 4 rounds
     np.testing.assert_allclose(step, expected, rtol=1e-6)
     with pytest.raises(ValueError, match="act 'bf16' unknown; allowed values: fp8, int8"):
         gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)
@@ -160,12 +164,15 @@ def test_dynamic_quantize_step():
 
 
 def test_trtllm_weight_only_tactics():
-    """TensorRT-LLM's weight-only plugin (T8): 5 tiles x 3 stage counts x split-K 1-7 (its
-    get_candidate_configs for sm80), the fastest as its profiler picks, never slower than the
-    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV, priced by the
-    16-row tiles without split-K."""
+    """TensorRT-LLM's weight-only plugin (T8): its GEMV's 2 tiles, 5 sm80 tiles x 3 stage counts
+    x split-K 1-7 (get_candidate_configs for sm80), 5 x 2 sm90 tiles without split-K
+    (get_candidate_configs_sm90), the fastest as its profiler picks, never slower than the
+    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV (16 x 16 or 32
+    tiles, no split-K), up to M = 15 one tactic more."""
     table = _tiles.trtllm_weight_only_candidates()
-    assert len(table["tm"]) == 5 * 3 * 7 and set(table["split"]) == set(range(1, 8))
+    assert len(table["tm"]) == 2 + 5 * 3 * 7 + 5 * 2 and set(table["split"]) == set(range(1, 8))
+    assert {float(g): int(np.sum(table["group"] == g)) for g in (0, 1, 4)} == {0: 2, 1: 105, 4: 10}
+    assert set(table["split"][table["group"] != 1]) == {1.0}
     m = np.array([1.0, 4.0, 5.0, 64.0, 1024.0, 8192.0])
     profiled = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
                                 group_size=0)
@@ -174,3 +181,100 @@ def test_trtllm_weight_only_tactics():
     assert np.all(profiled.seconds <= heuristic.seconds * (1 + 1e-6))
     small = m < 5
     assert np.all(profiled.tile_m[small] == 16) and np.all(profiled.split_k[small] == 1)
+    assert np.all(np.isin(profiled.tile_n[small], (16, 32)))  # the GEMV's CTA columns
+
+
+def _sm90_tile(result) -> np.ndarray:
+    """True where ``result`` ran a T8 sm90 tile: a warpgroup's 64 weight rows, 64 or 128 per CTA
+    (the sm80 tiles' warps are 32 columns wide, or 64 of a 256-column tile)."""
+    return (np.asarray(result.warp_n) == 64) & (np.asarray(result.tile_n) <= 128)
+
+
+def test_trtllm_weight_only_runs_sm90_mixed_input_kernels_on_hopper_only():
+    """On Hopper the plugin's large-M tactic is a CUTLASS 3 mixed-input wgmma tile (T8 sm90),
+    whose conversions overlap the asynchronous MMA: the kernel takes less than the MMA and
+    conversion times added (the sm80 path's cost); the A100 never runs one."""
+    m = np.array([64.0, 1024.0, 8192.0])
+    hopper = gpu.gemm_latency(gpu.H200, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+                              group_size=0)
+    assert np.all(_sm90_tile(hopper)) and np.all(hopper.split_k == 1)
+    big = float(hopper.compute[-1]), float(hopper.cuda_core[-1])
+    assert max(big) <= float(hopper.seconds[-1]) < sum(big)
+    ampere = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+                              group_size=0)
+    assert not np.any(_sm90_tile(ampere))
+
+
+def test_split_k_adds_one_device_operation():
+    """T10: a split-K kernel pays two kernels' fixed device time (its memset or reduction), a
+    kernel without split-K one: d seconds / d kernel_latency = 2 or 1 (same tiles picked)."""
+    def fixed_cost_slope(m, n, k):
+        times = [gpu.gemm_latency(dataclasses.replace(gpu.A100, kernel_latency=t), "cublas",
+                                  m, n, k) for t in (2.0e-6, 2.0e-6 + 1e-9)]
+        assert float(times[0].split_k) == float(times[1].split_k)
+        return (float(times[1].seconds) - float(times[0].seconds)) / 1e-9, float(
+            times[0].split_k)
+
+    slope, split = fixed_cost_slope(128, 1024, 28672)
+    assert split > 1 and slope == pytest.approx(2.0, rel=1e-3)
+    slope, split = fixed_cost_slope(4096, 8192, 8192)
+    assert split == 1 and slope == pytest.approx(1.0, rel=1e-3)
+
+
+def test_trt_layer_profiler_timing_adds_its_fixed_cost():
+    """``timing="trt_layer_profiler"`` adds TensorRT's per-layer profiler cost
+    (``TIMING_OVERHEAD``) to the kernel's device time, and nothing else; an unknown timing is
+    named with the allowed ones."""
+    events = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 8, 4096, 4096, act="int8",
+                              weight_bits=8)
+    profiled = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 8, 4096, 4096, act="int8",
+                                weight_bits=8, timing="trt_layer_profiler")
+    assert float(profiled.seconds) - float(events.seconds) == pytest.approx(
+        _library.TIMING_OVERHEAD["trt_layer_profiler"], rel=1e-9)
+    assert float(profiled.tile_m) == float(events.tile_m)
+    with pytest.raises(ValueError, match="timing 'ncu' unknown; allowed values: events, "
+                                         "trt_layer_profiler"):
+        gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, timing="ncu")
+
+
+def test_smoothquant_tactics_run_as_dispatched():
+    """T9: 6 tiles x 4 stage counts, K never split (the launcher passes a batch count of 1), the
+    128 x 64 tactic a 128 x 128 CTA tile; at M = 16 with N = 1024 (8 output tiles of 32 x 128
+    for 108 SMs) no split factor is picked."""
+    table = _tiles.trtllm_int8_candidates()
+    assert len(table["tm"]) == 6 * 4 and set(table["split"]) == {1.0}
+    tiles = set(zip(table["tm"], table["tn"]))
+    assert (128.0, 64.0) not in tiles and (128.0, 128.0) in tiles
+    skinny = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 16, 1024, 4096, act="int8",
+                              weight_bits=8)
+    assert float(skinny.split_k) == 1.0
+
+
+def test_serial_split_k_fixup_chain():
+    """T10: TensorRT-LLM's serial split-K (T8 sm80) passes the output tile from split to split:
+    d seconds / d dram_latency = 2 (split - 1) (a semaphore read and a partial-sum load per
+    later split), 0 for a tactic without split-K and for cuBLAS's split-K (a reduction kernel)."""
+    def slope(kernel, m, n, k, **keywords):
+        times = [gpu.gemm_latency(dataclasses.replace(gpu.A100, dram_latency=t), kernel, m, n, k,
+                                  **keywords) for t in (5.36e-7, 5.36e-7 + 1e-10)]
+        assert float(times[0].split_k) == float(times[1].split_k)
+        return (float(times[1].seconds) - float(times[0].seconds)) / 1e-10, float(
+            times[0].split_k)
+
+    d, split = slope("trtllm_weight_only", 64, 4096, 16384, weight_bits=4, group_size=0)
+    assert split > 1 and d == pytest.approx(2 * (split - 1), rel=1e-3)
+    d, split = slope("trtllm_weight_only", 8192, 4096, 4096, weight_bits=4, group_size=0)
+    assert split == 1 and d == pytest.approx(0, abs=1e-3)
+    d, split = slope("cublas", 128, 1024, 28672)
+    assert split > 1 and d == pytest.approx(0, abs=1e-3)
+
+
+def test_quantize_step_block_rounds():
+    """The absolute-max kernel's 1024 blocks of 1024 threads run 2 per SM (2048 threads): rounds
+    of 264 on the H100 and H200 (132 SMs) -> 4, of 216 on the A100 -> 5, of 164 on the RTX 3090
+    (82 SMs) -> 7."""
+    from lutcore.gpu import _kernels
+
+    rounds = {name: _kernels.scale_rounds(gpu.gpu_spec(name))
+              for name in ("h100", "h200", "a100", "rtx3090")}
+    assert rounds == {"h100": 4, "h200": 4, "a100": 5, "rtx3090": 7}

@@ -36,7 +36,15 @@ Per GPU, by least squares on relative errors (each row weighs the same):
   (mamf_stas00.yaml, like for like: the best shapes of one search on each GPU); the GPUs' own FP8
   fractions (other libraries) reproduce their MAMF rows;
 - the A100's INT8 fraction (aiconfigurator_a100_sxm.yaml): the fraction for which TensorRT-LLM's
-  SmoothQuant INT8 GEMMs (``trtllm_smoothquant``) are unbiased at M >= 1024, by bisection.
+  SmoothQuant INT8 GEMMs (``trtllm_smoothquant``) are unbiased at M >= 1024, by bisection;
+- the fixed cost of TensorRT's per-layer profiler (``_library.TIMING_OVERHEAD``,
+  aiconfigurator_a100_sxm.yaml): on the M <= 4 rows of the sets it timed (the TensorRT
+  plugins' SmoothQuant and weight-only GEMMs: the rows of least work), the constant c
+  minimizing sum(((device time + c - measured) / measured)^2), the device time the tile model's;
+- the seconds per round of the FP8 quantize step's absolute-max blocks (``_library.QUANTIZE_ROUND``,
+  aiconfigurator_h100_sxm.yaml): on its FP8 rows with M <= 64 (where the step's fixed grid
+  shows), the t minimizing sum(((model + rounds x t - measured) / measured)^2), the model's
+  round time set to 0; then TensorRT-LLM's H100 FP8 rate (above) with it in place.
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -280,6 +288,45 @@ def tensor_efficiencies() -> dict:
     return out
 
 
+def profiler_overhead(max_m: int = 4) -> float:
+    """Seconds TensorRT's per-layer profiler adds to a layer (module doc): relative least
+    squares of the intercept alone on the A100 calibration rows it timed with M <= ``max_m``."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load("aiconfigurator_a100_sxm.yaml")
+    device, measured = [], []
+    for entry in data["sets"]:
+        if entry.get("timing") == "trt_layer_profiler":
+            plain = {key: value for key, value in entry.items() if key != "timing"}
+            _, _, seconds, modeled = _measured.gemm_points(data, plain, spec=gpu.A100)
+            keep = np.array([point[0] for point in entry["points"]]) <= max_m
+            device += list(modeled[keep])
+            measured += list(seconds[keep])
+    device, measured = np.array(device), np.array(measured)
+    return float(np.sum((measured - device) / measured ** 2) / np.sum(1 / measured ** 2))
+
+
+def quantize_round(max_m: int = 64) -> float:
+    """Seconds per round of the FP8 quantize step's absolute-max blocks (module doc)."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+    from lutcore.gpu import _kernels
+
+    data = _load("aiconfigurator_h100_sxm.yaml")
+    rounds = _kernels.scale_rounds(gpu.H100)
+    model, measured = [], []
+    for entry in data["sets"]:
+        if entry.get("act") == "fp8":
+            _, _, seconds, modeled = _measured.gemm_points(data, entry)
+            keep = np.array([point[0] for point in entry["points"]]) <= max_m
+            model += list(modeled[keep] - rounds * _kernels.QUANTIZE_ROUND)
+            measured += list(seconds[keep])
+    model, measured = np.array(model), np.array(measured)
+    return float(np.sum(rounds * (measured - model) / measured ** 2)
+                 / np.sum((rounds / measured) ** 2))
+
+
 def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
     """``spec`` with the fraction of ``act`` (of ``library``'s kernels, if given) at
     ``fraction``."""
@@ -306,5 +353,7 @@ if __name__ == "__main__":
     fractions = tensor_efficiencies()
     for (gpu, dtype, library), fraction in fractions.items():
         print(gpu, dtype, library, f"efficiency={fraction:.4f}")
+    print("trt_layer_profiler", f"timing_overhead={profiler_overhead():.4g}")
+    print("fp8 quantize step", f"round={quantize_round():.4g}")
     clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

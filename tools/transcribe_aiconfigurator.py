@@ -46,9 +46,11 @@ MS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 384, 512, 768, 102
 KINDS = {
     "bfloat16": {"kernel": "cublas", "act": "bf16"},
     "fp8": {"kernel": "cublas_quantize", "act": "fp8"},
-    "sq": {"kernel": "trtllm_smoothquant", "act": "int8"},
-    "int8_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 8, "group_size": 0},
-    "int4_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 4, "group_size": 0},
+    "sq": {"kernel": "trtllm_smoothquant", "act": "int8", "timing": "trt_layer_profiler"},
+    "int8_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 8, "group_size": 0,
+                "timing": "trt_layer_profiler"},
+    "int4_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 4, "group_size": 0,
+                "timing": "trt_layer_profiler"},
 }
 # (folder, framework/version, lutcore device, role, form factor)
 TABLES = (

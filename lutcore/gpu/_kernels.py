@@ -10,8 +10,9 @@ Kernels (``KERNELS``):
   with one dynamic per-tensor scale, as TensorRT-LLM's FP8 ``Linear`` without an input scale
   does (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu,
   ``invokeComputeScalesAndQuantizeMatrix``, PER_TENSOR: a scale memset, an absolute-max kernel
-  reading the activations, a quantize kernel reading them again and writing 8-bit ones;
-  ``QUANTIZE_STEP``), three device operations before the GEMM;
+  reading the activations, a quantize kernel reading them again and writing 8-bit ones, then
+  the Linear's cast of the BF16 scale to FP32; ``QUANTIZE_STEP``), four device operations
+  before the GEMM;
 - ``trtllm_smoothquant``: TensorRT-LLM's SmoothQuant INT8 x INT8 GEMM plugin: its CUTLASS sm80
   tactics, the fastest as its profiler picks (``_tiles`` T9);
 - ``trtllm_gemm``: ``cublas`` at TensorRT-LLM's own measured rates (its engines' GEMMs with
@@ -56,8 +57,10 @@ from lutcore.lut import make_scheme, op_counts
 from ._library import (
     DEQUANT_GROUP,
     LUT_GROUP,
+    QUANTIZE_ROUND,
     QUANTIZE_STEP,
     TENSOR_CORE_KERNELS,
+    TIMING_OVERHEAD,
     Kernel,
     Quant,
     Setup,
@@ -73,6 +76,7 @@ from ._specs import (
     check_accumulate,
 )
 from ._tiles import (
+    MAX_THREADS_PER_SM,
     STAGES,
     GemmLatency,
     Hardware,
@@ -204,6 +208,7 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         int32_lanes=gpu.int32_lanes, l2=gpu.l2, l2_bandwidth=gpu.l2_bandwidth,
         dram_bandwidth=gpu.gemm_dram_bandwidth, cuda_core_flops=gpu.cuda_core_flops,
         kernel_latency=gpu.kernel_latency, tile_prologue=gpu.gemm_prologue,
+        dram_latency=gpu.dram_latency,
         mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,
         w_bytes=w_bytes, weight_bits=quant.weight_bits, macs=macs,
@@ -254,7 +259,15 @@ def quantize_seconds(gpu: GPUSpec, m, k):
     per element)."""
     activations = np.asarray(m, float) * np.asarray(k, float)
     return np.asarray(memory_seconds(activations * QUANTIZE_STEP["bytes_per_activation"], 0.0,
-                                     QUANTIZE_STEP["operations"], **_gpu_memory(gpu)))
+                                     QUANTIZE_STEP["operations"], **_gpu_memory(gpu))
+                      + scale_rounds(gpu) * QUANTIZE_ROUND)
+
+
+def scale_rounds(gpu: GPUSpec) -> int:
+    """Rounds of resident blocks of the quantize step's absolute-max grid on ``gpu``
+    (``QUANTIZE_STEP``: 1024 blocks of 1024 threads, 2048 threads per SM)."""
+    per_sm = MAX_THREADS_PER_SM // QUANTIZE_STEP["scale_threads"]
+    return -(-QUANTIZE_STEP["scale_blocks"] // (gpu.sms * per_sm))
 
 
 def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
@@ -285,9 +298,10 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     int8, fp8); quant: the weights (``Quant``: weight_bits 16/8 for a dense kernel, = the
     activation format; 1-4 or 8 for the mixed-precision kernels; group scales; table width);
     setup: how it runs (``Setup``: the operands' data, persistent stream-K candidates, a serial
-    SM90 epilogue, the accumulators, the LUT table precompute fused or separate). The loose
-    keywords of earlier versions (weight_bits, group_size, zero_points, lut_bits, precompute,
-    inputs, persistent, serial_epilogue, accumulate) fill the records (``records``).
+    SM90 epilogue, the accumulators, the LUT table precompute fused or separate, the timing
+    method's own fixed cost). The loose keywords of earlier versions (weight_bits, group_size,
+    zero_points, lut_bits, precompute, inputs, persistent, serial_epilogue, accumulate; and
+    timing) fill the records (``records``).
 
     Before the GEMM, a ``cublas_quantize`` kernel's activation quantization
     (``quantize_seconds``) or a separate table precompute (``precompute_seconds``) is added.
@@ -302,6 +316,8 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     work = record.work_for(quant)._replace(persistent=setup.persistent,
                                            serial_store=setup.serial_epilogue)
     result = _bucketed(hw, m, n, k, work)
+    if setup.timing != "events":
+        result = result._replace(seconds=result.seconds + TIMING_OVERHEAD[setup.timing])
     if record.pre == "quantize":
         rows = np.broadcast_to(m, np.shape(result.seconds))
         return result._replace(seconds=result.seconds + quantize_seconds(gpu, rows, k))

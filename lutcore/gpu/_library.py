@@ -24,6 +24,16 @@ UNITS = ("tensor_core", "lut_array", "cuda_core")  # where a kernel's MACs run
 WEIGHTS = ("activation", "quantized")  # W in the activation format, or low-bit W + scales
 PRE_STEPS = ("", "quantize")  # what runs before the GEMM: nothing, or a dynamic act quantization
 PRECOMPUTE = ("fused", "separate")
+# How a measurement timed the kernel: CUDA events around it (or around a CUDA graph of calls),
+# device time; or TensorRT's per-layer profiler (IProfiler, aiconfigurator collect_gemm_trt.py),
+# whose layer time also holds a fixed cost per profiled layer beyond the kernels' own (its
+# events bracket the plugin's enqueue: tactic lookup, CUTLASS argument set-up and launch).
+TIMINGS = ("events", "trt_layer_profiler")
+# Seconds each timing adds: the profiler's fixed cost per layer, calibrated by
+# tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
+# (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work); taken by every GPU
+# (the profiler is host-side software, the same on each).
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.732e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
@@ -48,10 +58,20 @@ FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 MARLIN_DEQUANT, MARLIN_GROUP_SCALE = (5 / 8, 8 / 8), 4 / 4
 # The dynamic per-tensor activation quantization before a ``cublas_quantize`` GEMM
 # (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu, PER_TENSOR): device operations
-# (cudaMemsetAsync of the scale, computeFP8QuantizeScale, scaleMatrixPerTensorVec) and bytes
-# moved per activation (BF16 read by the absolute-max kernel; BF16 read and one 8-bit byte
-# written by the quantize kernel).
-QUANTIZE_STEP = {"operations": 3, "bytes_per_activation": 2 + 2 + 1}
+# (cudaMemsetAsync of the scale, computeFP8QuantizeScale, scaleMatrixPerTensorVec; then the
+# Linear's cast of that scale, made in the input's BF16 by thop/fp8Op.cpp e4m3_quantize_helper,
+# to FP32: _torch/modules/linear.py FP8QDQLinearMethod.apply, a PyTorch elementwise kernel) and
+# bytes moved per activation (BF16 read by the absolute-max kernel; BF16 read and one 8-bit
+# byte written by the quantize kernel).
+# Its absolute-max kernel runs a fixed grid of 1024 blocks of 1024 threads whatever the size
+# (invokeComputeFP8QuantizeScale, PER_TENSOR: each block reduces its share, then one atomicMax
+# on the single scale), so it takes rounds of resident blocks even for one token.
+QUANTIZE_STEP = {"operations": 4, "bytes_per_activation": 2 + 2 + 1,
+                 "scale_blocks": 1024, "scale_threads": 1024}
+# Seconds per round of those blocks (a block reduction and its atomic), calibrated by
+# tools/calibrate_gpu.py on the M <= 64 FP8 rows of aiconfigurator_h100_sxm.yaml (role
+# calibration), where the step's fixed cost shows; taken by every GPU.
+QUANTIZE_ROUND = 1.449e-6
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).
 LOOKUP_FP_OPS = 1.0
 
@@ -123,16 +143,19 @@ class Setup:
     grid of one CTA per output tile), ``serial_epilogue`` (the SM90 tiles store their output
     after their mainloop, ``_tiles`` T5), ``accumulate`` (``ACCUMULATE``: the tensor-core
     accumulators; "fp16" for fp16 activations on a tensor-core kernel), ``precompute`` (the LUT
-    Tensor Core's tables ``"fused"`` into the producer or a ``"separate"`` kernel)."""
+    Tensor Core's tables ``"fused"`` into the producer or a ``"separate"`` kernel), ``timing``
+    (``TIMINGS``: what the measured time holds beyond the device time, ``TIMING_OVERHEAD``)."""
 
     inputs: str = "random"
     persistent: bool = True
     serial_epilogue: bool = False
     accumulate: str = "fp32"
     precompute: str = "fused"
+    timing: str = "events"
 
     def __post_init__(self):
         _one_of("inputs", self.inputs, INPUT_DATA)
+        _one_of("timing", self.timing, TIMINGS)
         _one_of("accumulate", self.accumulate, ACCUMULATE)
         _one_of("precompute", self.precompute, PRECOMPUTE)
 
@@ -253,7 +276,8 @@ WORK = {name: record.work for name, record in KERNEL_LIBRARY.items()}
 
 QUANT_KEYWORDS = {"weight_bits": "weight_bits", "group_size": "group_size",
                   "zero_points": "zero_points", "lut_bits": "table_bits"}
-SETUP_KEYWORDS = ("inputs", "persistent", "serial_epilogue", "accumulate", "precompute")
+SETUP_KEYWORDS = ("inputs", "persistent", "serial_epilogue", "accumulate", "precompute",
+                  "timing")
 
 
 def kernel_record(kernel) -> Kernel:

@@ -56,17 +56,36 @@ T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, a
    along N (warp tile = the CTA's rows x 32), 2-4 stages, no split-K (TVM passes no
    workspace); a heuristic, not the fastest tile, picks one (``cutlass_heuristic``).
 T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQuantMatmulPlugin and
-   kernels/cutlass_kernels/cutlass_heuristic.cpp, get_candidate_tiles / get_candidate_configs):
-   the same fpA_intB CUTLASS kernels on sm80 tiles 16 x 128, 16 x 256, 32 x 128, 64 x 128,
-   128 x 128 (k-slab 64, four warps along N), 2-4 stages, serial split-K 1-7; the plugin
+   kernels/cutlass_kernels/cutlass_heuristic.cpp@0b53e94, get_candidate_tiles /
+   get_candidate_configs): on sm80 the same fpA_intB CUTLASS kernels on tiles 16 x 128,
+   16 x 256, 32 x 128, 64 x 128, 128 x 128 (k-slab 64, four warps along N), 2-4 stages, serial
+   split-K 1-7 (mma.sync: SM80 only); on sm90 (get_candidate_configs_sm90, HOPPER flag set by
+   the fpA_intB runner, fpA_intB_gemm_template.h@03cff08 dispatch_to_arch) the CUTLASS 3 TMA
+   warp-specialized mixed-input kernels (fpA_intB_gemm_template_sm90.h@1020a8d): A and B
+   swapped so the weights are the wgmma's register operand, CTA 64 or 128 weight rows (N) x
+   16, 32, 64, 128 or 256 tokens (M), k-slab 128 bytes of activations (64 FP16), Ping-Pong for
+   64 rows and Cooperative for 128 (one producer and two consumer warpgroups either way), no
+   split-K; each consumer warpgroup converts the 64 weight rows it multiplies, the next
+   k-block's while its wgmma runs (asynchronous: conversion and MMA overlap). The plugin
    profiles every tactic when the engine is built and runs the fastest (selection
-   ``"fastest"``); for M < 5 (SMALL_M_FAST_PATH) it runs its batched GEMV CUDA kernel instead,
-   priced here by the 16-row tiles without split-K (both stream each weight once).
+   ``"fastest"``); its batched GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467:
+   CtaM = M for M = 1-15, CtaN = 8 columns x the layout's interleave, 2 for INT8 and 4 for
+   INT4, 128 threads, the whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one more
+   profiled tactic up to M = 15 (``enableCudaKernel``), on either architecture: tiles of 16 rows
+   x 16 or 32 columns, no split-K.
+T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
+   semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
+   workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
+   GemmSplitKParallel, ReduceSplitK); either costs one more kernel's fixed device time. A serial
+   split-K kernel's CTAs of one output tile also take turns in the epilogue (``serial_fixup``).
 T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: profileGemms, the
    fastest tactic; cutlass_heuristic.cpp, the Int8 tiles 32 x 128, 64 x 128, 128 x 64 (k-slab
    64), 64 x 64 (k-slab 128), 128 x 256, 256 x 128 with their warp tiles, 3-6 stages, serial
-   split-K 1-7); sm80 mma.sync kernels on every GPU (its sm90 tactics need the HOPPER flag,
-   which the INT8 runner does not set).
+   split-K 1-7), as its runner runs them (cutlass_kernels/int8_gemm/int8_gemm_template.h@23bc5b7):
+   the 128 x 64 tactic dispatches a 128 x 128 CTA tile (warps 64 x 32), the launcher passes a
+   batch count of 1 (GemmUniversalMode::kBatched), so no tactic splits K; sm80 mma.sync
+   kernels on every GPU (dispatchToArch: Sm80 for sm 80-90; its sm90 tactics would need the
+   HOPPER flag, which the INT8 runner does not set).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -116,9 +135,13 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # T8: TensorRT-LLM weight-only (tm, tn) tiles, stages, split-K factors, and the M below which
 # the plugin runs its GEMV kernel
 TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
-TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS, TRTLLM_WO_GEMV_M = (2, 3, 4), tuple(range(1, 8)), 5
+TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
+# T8's GEMV: its (tm, tn) tiles, the M below which it always runs, the largest M it takes
+TRTLLM_WO_GEMV_TILES, TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = ((16, 16), (16, 32)), 5, 15
+# T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
+TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N = (16, 32, 64, 128, 256), (64, 128)
 # T9: TensorRT-LLM INT8 (tm, tn, tk, wm, wn) tiles and stages
-TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 64, 64, 64, 32),
+TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 128, 64, 64, 32),
                      (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
 TRTLLM_INT8_STAGES = (3, 4, 5, 6)
 
@@ -140,6 +163,7 @@ class Hardware(NamedTuple):
     dram_bandwidth: jnp.ndarray  # bytes / s a GEMM kernel streams at
     cuda_core_flops: jnp.ndarray  # FLOP / s
     kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
+    dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
     tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
@@ -271,18 +295,25 @@ def marlin_candidates() -> dict[str, np.ndarray]:
 
 @functools.cache
 def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
-    """T8 tactics: each tile at each stage count and serial split-K factor (warps 1 x 4)."""
-    return _table([(tm, tn, 64, stages, tm, tn / 4, 4, 0, split, 0)
-                   for (tm, tn), stages, split in itertools.product(
-                       TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)])
+    """T8 tactics: the GEMV's tiles (group 0: every architecture; 4 warps splitting K, 2
+    stages), the sm80 tiles at each stage count and serial split-K factor (warps 1 x 4; group
+    1: SM80 only), the sm90 tiles (group 4: the MMA group tile is a consumer warpgroup's 64
+    weight rows x the CTA's tokens; three warpgroups; auto stages)."""
+    gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0) for tm, tn in TRTLLM_WO_GEMV_TILES]
+    sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0)
+            for (tm, tn), stages, split in itertools.product(
+                TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)]
+    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, 0)
+            for tm, tn in itertools.product(TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N)]
+    return _table(gemv + sm80 + sm90)
 
 
 @functools.cache
 def trtllm_int8_candidates() -> dict[str, np.ndarray]:
-    """T9 tactics: each tile at each stage count and serial split-K factor."""
-    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, split, 0)
-                   for (tm, tn, tk, wm, wn), stages, split in itertools.product(
-                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES, TRTLLM_WO_SPLITS)])
+    """T9 tactics: each tile (as dispatched) at each stage count, K unsplit."""
+    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0)
+                   for (tm, tn, tk, wm, wn), stages in itertools.product(
+                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)])
 
 
 def marlin_tile(m):
@@ -446,6 +477,16 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
     return jnp.maximum(best, 0)  # none resident: candidate 0, whose total is inf
 
 
+def serial_fixup(hw: Hardware, c: dict, work: Work):
+    """Seconds of a serial split-K kernel's fixup chain (T10): the split-k CTAs of one output
+    tile take turns in the epilogue (CUTLASS kernel/gemm.h: wait on the tile's semaphore, load
+    the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
+    that depend on the previous store: 2 dependent DRAM round trips per later split."""
+    if work.tiles[0] != "trtllm_weight_only":
+        return 0.0
+    return (c["split"] - 1) * 2 * hw.dram_latency
+
+
 # ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
 CANDIDATE_TABLES = {"library": library_candidates, "fpa_intb": fpa_intb_candidates,
                     "marlin": marlin_candidates, "custom": custom_candidates,
@@ -475,21 +516,28 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     useful_split &= work.persistent | (c["streamk"] == 0)
-    if work.tiles[0] == "trtllm_weight_only":  # T8: the GEMV below SMALL_M_FAST_PATH
-        useful_split &= (m >= TRTLLM_WO_GEMV_M) | ((c["tm"] == 16) & (c["split"] == 1))
+    if work.tiles[0] == "trtllm_weight_only":  # T8: only the GEMV below SMALL_M_FAST_PATH
+        gemv = c["group"] == 0
+        useful_split &= jnp.where(m < TRTLLM_WO_GEMV_M, gemv,
+                                  ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M))
     tiles_per_sm = jnp.where(c["streamk"] > 0, moved.tiles / hw.sms,
                              jnp.ceil(moved.tiles / hw.sms))
     # A mixed-input kernel's conversions issue from the warps that issue its MMAs, between
-    # the fragment load and the MMA that consumes it: they add to the tensor pipe's time
-    # instead of hiding under it (LUT-GEMM's CUDA-core work is its only compute).
+    # the fragment load and the MMA that consumes it: with mma.sync they add to the tensor
+    # pipe's time instead of hiding under it; an asynchronous wgmma (group 4, T8) runs while
+    # its warpgroup converts the next k-block (LUT-GEMM's CUDA-core work is its only compute).
+    overlap = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
     if work.dequant_ops != (0.0, 0.0):
-        tile_clocks = jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem)
+        tile_clocks = jnp.where(c["group"] == 4, overlap,
+                                jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem))
     else:
-        tile_clocks = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
+        tile_clocks = overlap
     sm_time = tiles_per_sm * tile_clocks / hw.clock
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
+    launches_per_gemm = 1.0 + (c["split"] > 1)  # T10: split-K's memset or reduction kernel
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
-             + hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ))
+             + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ)
+             + serial_fixup(hw, c, work))
     total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
     scale = tiles_per_sm / hw.clock * launches
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
