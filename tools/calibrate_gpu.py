@@ -292,6 +292,88 @@ def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
     return dataclasses.replace(spec, dtype_efficiency=others + ((act, fraction),))
 
 
+# Hugging Face eager's ATen kernels (lutcore.gpu._frameworks.HF_EAGER): the memory-bound
+# operators of LLMServingSim's RTX 3090 layers at up to 16 tokens (a few KB a kernel: their
+# time is the kernels' fixed time)
+EAGER_SET, EAGER_OPS, EAGER_TOKENS = ("llmservingsim_rtx3090.yaml",
+                                      ("attention_norm", "ffn_norm", "rotary_embedding",
+                                       "activation"), 16)
+
+
+def eager_errors(kernel_latency: float) -> np.ndarray:
+    """Relative errors of the HF-eager operators (``EAGER_OPS``, tokens <= ``EAGER_TOKENS``) of
+    ``EAGER_SET`` with its ATen kernels' fixed time at ``kernel_latency``."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load(EAGER_SET)
+    entry, = data["sets"]
+    framework = dataclasses.replace(gpu.FRAMEWORKS["hf_eager"], kernel_latency=kernel_latency)
+    deployment = dataclasses.replace(_measured._deployment(entry), framework=framework)
+    rows = np.array([p for p in entry["points"] if p[0] <= EAGER_TOKENS], float)
+    parts = gpu.layer_breakdown(gpu.gpu_spec(data["device"]),
+                                _measured._shape(entry["name"], entry["model"]), deployment,
+                                gpu.workload(1, rows[:, 0]), launch=0.0)
+    return np.concatenate([np.asarray(parts[op]) / rows[:, entry["columns"].index(op)] - 1
+                           for op in EAGER_OPS])
+
+
+def eager_kernel_latency() -> float:
+    """The fixed device time of an eager ATen kernel leaving ``eager_errors`` unbiased."""
+    return _bisect(lambda t: -float(np.mean(eager_errors(t))), 0.0, 1e-5)
+
+
+ATTENTION_SET = "aiconfigurator_attention_a100_sxm.yaml"
+ATTENTION_BOUND_TOKENS = 4096  # context rows this long are compute-bound (rate only)
+
+
+def attention_rows(framework) -> tuple:
+    """(batch, tokens, measured s, modeled s) of every row of ``ATTENTION_SET`` with
+    TensorRT-LLM's attention costs as in ``framework``."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load(ATTENTION_SET)
+    out = []
+    for entry in data["sets"]:
+        entry = {**entry, "deployment": {}}
+        heads, kv = entry["heads"], entry["kv_heads"]
+        rows = np.array(entry["points"], float)
+        shape = _measured._shape(entry["name"], {"hidden": heads * entry["head_dim"],
+                                                 "ffn": 4 * heads, "heads": heads,
+                                                 "kv_heads": kv})
+        deployment = dataclasses.replace(gpu.DEPLOYMENTS["tensorrt_llm"], framework=framework)
+        parts = gpu.layer_breakdown(gpu.gpu_spec(data["device"]), shape, deployment,
+                                    gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]),
+                                    launch=0.0)
+        out.append((rows[:, 0], rows[:, 1], rows[:, 3] * 1e-3, np.asarray(parts["attention"])))
+    return tuple(np.concatenate(c) for c in zip(*out))
+
+
+def attention_constants() -> dict:
+    """TensorRT-LLM's attention costs (lutcore.gpu._frameworks.TENSORRT_LLM): the rate leaving
+    the compute-bound context rows (tokens >= ``ATTENTION_BOUND_TOKENS``) unbiased, then the
+    per-call and per-sequence times by relative least squares on what every row has beyond
+    the modeled kernel."""
+    import lutcore.gpu as gpu
+
+    bare = dataclasses.replace(gpu.FRAMEWORKS["tensorrt_llm"], attention_call=0.0,
+                               attention_sequence=0.0)
+
+    def bias(rate):
+        _, tokens, measured, modeled = attention_rows(dataclasses.replace(
+            bare, attention_rate=rate))
+        keep = tokens >= ATTENTION_BOUND_TOKENS
+        return float(np.mean(modeled[keep] / measured[keep] - 1))
+
+    rate = _bisect(bias, 0.2, 1.0)
+    batch, _, measured, modeled = attention_rows(dataclasses.replace(bare, attention_rate=rate))
+    design = np.stack([np.ones_like(batch), batch], axis=1) / measured[:, None]
+    (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled / measured, rcond=None)
+    return {"attention_rate": rate, "attention_call": float(call),
+            "attention_sequence": float(sequence)}
+
+
 def constants() -> dict:
     """{gpu: {field: value}} of the memory and all-reduce constants of every calibrated GPU."""
     memory = {g: memory_constants(g) for g in VIDUR}
@@ -306,5 +388,7 @@ if __name__ == "__main__":
     fractions = tensor_efficiencies()
     for (gpu, dtype, library), fraction in fractions.items():
         print(gpu, dtype, library, f"efficiency={fraction:.4f}")
+    print("hf_eager", f"kernel_latency={eager_kernel_latency():.4g}")
+    print("tensorrt_llm", ", ".join(f"{k}={v:.4g}" for k, v in attention_constants().items()))
     clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

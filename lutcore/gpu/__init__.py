@@ -86,8 +86,10 @@ __all__ = [
 ]
 
 # end-to-end simulator
+from ._frameworks import FRAMEWORKS, Framework
 from ._operators import (
                        ATTENTION,
+                       DEPLOYMENTS,
                        KV_BYTES,
                        PRECOMPUTE_TREATMENTS,
                        Deployment,
@@ -116,6 +118,7 @@ from ._simulator import (
 )
 
 __all__ += [
+    "FRAMEWORKS", "Framework", "DEPLOYMENTS",
     "ATTENTION", "KV_BYTES", "PRECOMPUTE_TREATMENTS", "Deployment", "Operator", "Shapes",
     "Workload", "attention_operators", "edge_operators", "layer_operators", "shapes",
     "workload",

@@ -36,6 +36,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ._frameworks import BARE
 from ._kernels import (
     Hardware,
     check_kernel,
@@ -57,6 +58,7 @@ from ._operators import (
 from ._tiles import tile_model
 
 FP16_KERNEL = "cublas"  # attention and the LM head: FP16 tensor-core GEMMs
+FMHA = "attention"  # the fused attention operator (``attention_operators``, flash)
 # The projection kernels a deployment may run (static activation scales: no quantize step)
 SIMULATED_KERNELS = tuple(k for k in KERNELS if k != "cublas_quantize")
 
@@ -69,7 +71,9 @@ class Machine(NamedTuple):
     device seconds per kernel, NVLink bytes/s per direction x the all-reduce efficiency, the
     all-reduce latency, and the deployment's numbers that need no graph of their own (tensor-
     parallel degree, KV-cache bytes per element, per-step framework seconds, the DRAM round
-    trip of a scalar row kernel: 0 for vectorized kernels)."""
+    trip of a scalar row kernel: 0 for vectorized kernels), and the framework's costs
+    (``Framework``: its kernels' fixed time and host times replace the spec's; its attention
+    operator's per-call and per-sequence time and rate)."""
 
     projection: Hardware
     fp16: Hardware
@@ -83,6 +87,9 @@ class Machine(NamedTuple):
     kv_bytes: jnp.ndarray
     step_overhead: jnp.ndarray
     row_latency: jnp.ndarray
+    attention_call: jnp.ndarray
+    attention_sequence: jnp.ndarray
+    attention_rate: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -97,13 +104,19 @@ def machine(gpu, deployment: Deployment) -> Machine:
     if deployment.tensor_parallel > 1 and not gpu.nvlink_bandwidth:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
     link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
+    frame = deployment.framework
     values = dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
-                  cuda_core_flops=gpu.cuda_core_flops, launch_overhead=gpu.launch_overhead,
-                  kernel_latency=gpu.kernel_latency,
+                  cuda_core_flops=gpu.cuda_core_flops,
+                  launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
+                  kernel_latency=_either(frame.kernel_latency, gpu.kernel_latency),
+                  attention_call=frame.attention_call,
+                  attention_sequence=frame.attention_sequence,
+                  attention_rate=frame.attention_rate,
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
                   tensor_parallel=deployment.tensor_parallel,
-                  kv_bytes=KV_BYTES[deployment.kv_cache], step_overhead=deployment.step_overhead,
+                  kv_bytes=KV_BYTES[deployment.kv_cache],
+                  step_overhead=deployment.step_overhead + frame.step_overhead,
                   row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
@@ -113,6 +126,10 @@ def machine(gpu, deployment: Deployment) -> Machine:
                                   table_bits=deployment.table_bits)),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
         **{name: jnp.asarray(v, float) for name, v in values.items()})
+
+
+def _either(value, default):
+    return default if value is None else value
 
 
 def ring_all_reduce(nbytes, gpus, link_bandwidth, latency):
@@ -157,7 +174,7 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
             seconds[op.name] = op.launches * ring_all_reduce(
                 op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency)
         elif op.kind == "attention":  # the floor of a GEMM-class kernel (module doc)
-            seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes)
+            seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes) + _framework(mach, op)
         else:
             rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
             dram = op.dram_bytes - jnp.where(op.fresh_bytes <= mach.fp16.l2, op.fresh_bytes, 0.0)
@@ -179,8 +196,19 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
             m = _stacked([op.m * op.count for op in group], shape)
             tiles = tile_model(mach.fp16, m, n, k, work=WORK[FP16_KERNEL]).seconds
         for row, op in enumerate(group):
-            seconds[op.name] = jnp.maximum(tiles[row], seconds[op.name])
+            own = tiles[row]
+            if op.name == FMHA:  # the framework's attention kernel: its rate and its costs
+                own = own / mach.attention_rate + _framework(mach, op)
+            seconds[op.name] = jnp.maximum(own, seconds[op.name])
     return {op.name: seconds[op.name] for op in ops}
+
+
+def _framework(mach: Machine, op) -> jnp.ndarray:
+    """Device seconds the framework's attention operator adds to its FMHA kernel (``FMHA``):
+    per call and per sequence (``Framework``); 0 for other operators."""
+    if op.name != FMHA:
+        return 0.0
+    return mach.attention_call + mach.attention_sequence * op.sequences
 
 
 def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
@@ -201,6 +229,7 @@ def _graph(deployment: Deployment) -> Deployment:
     keep = deployment.kernel in WIDTH_DEPENDENT_KERNELS
     return dataclasses.replace(deployment, weight_bits=deployment.weight_bits if keep else 16,
                                tensor_parallel=1, kv_cache="fp16", step_overhead=0.0,
+                               framework=BARE,
                                activation=activation,
                                row_kernels="eager" if deployment.row_kernels == "eager"
                                else "vectorized",
