@@ -85,7 +85,11 @@ def test_unknown_preset_in_a_measured_set_is_named():
 def test_eager_kernel_time_is_the_fit():
     """At HF eager's kernel time its calibration rows (LLMServingSim RTX 3090, <= 16 tokens)
     are unbiased (the tool's bisection, one evaluation)."""
-    errors = calibrate_gpu.eager_errors(gpu.FRAMEWORKS["hf_eager"].kernel_latency)
+    eager = gpu.FRAMEWORKS["hf_eager"]
+    errors = calibrate_gpu.eager_errors(eager.kernel_latency)
+    assert abs(np.mean(errors)) < 2e-3
+    errors = calibrate_gpu.eager_errors(eager.kernel_latency, ("attention",),
+                                        attention_call=eager.attention_call)
     assert abs(np.mean(errors)) < 2e-3
 
 

@@ -53,9 +53,11 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 # Hugging Face transformers, eager PyTorch: its ATen kernels' fixed device time, fitted on
 # LLMServingSim's RTX 3090 eager layer operators at 1-16 tokens (llmservingsim_rtx3090.yaml,
 # calibration; tools/calibrate_gpu.py eager_kernel_latency): 8-10 tiny kernels per RMSNorm
-# or RoPE, each timed by Kineto. No host or step timing of it in a calibration set.
-HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency",
-                     kernel_latency=2.390e-6)
+# or RoPE, each timed by Kineto; and what its attention call adds to the FMHA kernel, on the
+# same set's attention rows (eager_attention_call). No host or step timing of it in a
+# calibration set.
+HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
+                     "attention_call", kernel_latency=2.390e-6, attention_call=1.860e-6)
 
 # TensorRT-LLM's PyTorch-flow attention op (RoPE + KV-cache append kernel, then its FMHA or
 # generation kernel), fitted on aiconfigurator's A100 SXM attention tables

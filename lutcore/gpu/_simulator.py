@@ -14,7 +14,8 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   times the dependent DRAM round trips of a row (``dram_latency`` of the spec);
 - all-reduces (tensor parallelism): a ring all-reduce moves 2 (p - 1) / p of the bytes over
   each GPU's NVLink (Patarasuk & Yuan 2009; NCCL's "bus bandwidth"), at the measured fraction
-  of the link bandwidth, plus a size-independent latency (``allreduce_*`` of the spec);
+  of the link bandwidth, in 2 (p - 1) dependent steps, each with a step latency, plus a fixed
+  latency (``allreduce_*`` of the spec);
 - the host: every kernel launch costs ``launch_overhead`` of host time (one launch per forward
   pass with ``cuda_graphs``); the host runs ahead of the GPU, so a forward pass takes the
   longer of the device time and the host time (``host_stall`` = the difference, when
@@ -83,6 +84,7 @@ class Machine(NamedTuple):
     kernel_latency: jnp.ndarray
     link_bandwidth: jnp.ndarray
     allreduce_latency: jnp.ndarray
+    allreduce_hop_latency: jnp.ndarray
     tensor_parallel: jnp.ndarray
     kv_bytes: jnp.ndarray
     step_overhead: jnp.ndarray
@@ -114,6 +116,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   attention_rate=frame.attention_rate,
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
+                  allreduce_hop_latency=gpu.allreduce_hop_latency,
                   tensor_parallel=deployment.tensor_parallel,
                   kv_bytes=KV_BYTES[deployment.kv_cache],
                   step_overhead=deployment.step_overhead + frame.step_overhead,
@@ -132,10 +135,12 @@ def _either(value, default):
     return default if value is None else value
 
 
-def ring_all_reduce(nbytes, gpus, link_bandwidth, latency):
-    """Seconds of a ring all-reduce of ``nbytes`` over ``gpus``: 2 (p - 1) / p of the bytes
-    cross each GPU's link (Patarasuk & Yuan 2009), plus a size-independent latency."""
-    return latency + 2 * (gpus - 1) / gpus * nbytes / link_bandwidth
+def ring_all_reduce(nbytes, gpus, link_bandwidth, latency, hop_latency=0.0):
+    """Seconds of a ring all-reduce of ``nbytes`` over ``gpus``: 2 (p - 1) steps (reduce-
+    scatter, then all-gather), each crossing one link with 1 / p of the bytes (Patarasuk & Yuan
+    2009) and waiting ``hop_latency``, plus a fixed ``latency``."""
+    steps = 2 * (gpus - 1)
+    return latency + steps * hop_latency + steps / gpus * nbytes / link_bandwidth
 
 
 def all_reduce_seconds(gpu, gpus, nbytes):
@@ -143,7 +148,7 @@ def all_reduce_seconds(gpu, gpus, nbytes):
     connected by NVLink, at the spec's measured all-reduce efficiency and latency."""
     return ring_all_reduce(jnp.asarray(nbytes, float), jnp.asarray(gpus, float),
                            gpu.allreduce_efficiency * gpu.nvlink_bandwidth,
-                           gpu.allreduce_latency)
+                           gpu.allreduce_latency, gpu.allreduce_hop_latency)
 
 
 def gemm_class_floor(hw, dram_bytes):
@@ -172,7 +177,8 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
     for op in ops:
         if op.kind == "collective":  # op.launches: 0 on one GPU
             seconds[op.name] = op.launches * ring_all_reduce(
-                op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency)
+                op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency,
+                mach.allreduce_hop_latency)
         elif op.kind == "attention":  # the floor of a GEMM-class kernel (module doc)
             seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes) + _framework(mach, op)
         else:
