@@ -106,3 +106,47 @@ def test_aiconfigurator_layer_sets_are_calibration(name):
     data = _measured.load(name)
     assert data["role"] == "calibration"
     assert calibrate_gpu._load(name)["sets"]
+
+
+def test_ring_all_reduce_pays_a_step_latency_per_ring_step():
+    """2 (p - 1) steps: 8 GPUs take 14 step latencies, 2 GPUs take 2 (hand-worked, no bytes)."""
+    spec = dataclasses.replace(gpu.A100, allreduce_latency=1e-5, allreduce_hop_latency=1e-6)
+    assert float(gpu.all_reduce_seconds(spec, 8, 0.0)) == pytest.approx(1e-5 + 14e-6)
+    assert float(gpu.all_reduce_seconds(spec, 2, 0.0)) == pytest.approx(1e-5 + 2e-6)
+
+
+def test_attention_sets_price_the_attention_operator():
+    """An ``attention`` set row is the layer's attention operator under the set's preset."""
+    data = _measured.load("aiconfigurator_attention_a100_sxm.yaml")
+    entry = data["sets"][0]
+    labels, categories, measured, modeled = _measured.attention_points(data, entry)
+    b, t, c, ms = entry["points"][0]
+    shape = _measured._shape("x", {"hidden": entry["heads"] * 128, "ffn": 4 * entry["heads"],
+                                   "heads": entry["heads"], "kv_heads": entry["kv_heads"]})
+    expected = gpu.layer_breakdown(gpu.A100, shape, gpu.DEPLOYMENTS["tensorrt_llm"],
+                                   gpu.workload(b, t, c), launch=0.0)["attention"]
+    assert categories[0] == "operator" and measured[0] == pytest.approx(ms * 1e-3)
+    assert modeled[0] == pytest.approx(float(expected), rel=1e-6)
+
+
+def test_trusted_ranges_bin_validation_gemms_by_m():
+    """12 validation rows of one kernel at M <= 16 within 8 % count as trusted, 12 at M > 1024
+    beyond it; calibration rows and bins under 10 rows are not judged."""
+    import xarray as xr
+
+    from experiments import get
+
+    fig16 = get("lut-fig16").module
+    rows = ([("validation", 8, 5.0)] * 12 + [("validation", 4096, -20.0)] * 12
+            + [("calibration", 8, 50.0)] * 12 + [("validation", 64, 1.0)] * 3)
+    ds = xr.Dataset(
+        {"error": ("point", [e for _, _, e in rows])},
+        coords={"point": [f"s: cuBLAS x: {m}x4096x4096 #{i}" for i, (_, m, _) in
+                          enumerate(rows)],
+                "role": ("point", [r for r, _, _ in rows]),
+                "device": ("point", ["a100"] * len(rows)),
+                "set": ("point", ["cuBLAS x"] * len(rows)),
+                "category": ("point", ["gemm"] * len(rows))})
+    inside, outside = fig16.trusted_ranges(ds)
+    assert inside == ["a100 cuBLAS M 1-16 (5.0 %, 12 rows)"]
+    assert outside == ["a100 cuBLAS M > 1024 (20.0 %, 12 rows)"]
