@@ -16,11 +16,13 @@ NVIDIA's aiconfigurator (github.com/ai-dynamo/aiconfigurator) publishes, beside 
   ``half`` rows: bytes = 2 x elements.
 
 Roles fixed by issue 30 before any comparison: the A100 SXM and H100 SXM tables are
-calibration. Usage: python tools/transcribe_aiconfigurator_layers.py <aiconfigurator git dir>
-[--commit SHA] (nothing is fetched; needs pyarrow, a tool-only dependency). Writes
-aiconfigurator_attention_a100_sxm.yaml (the head layouts of the models the experiments run:
-32/32 (Llama-2-7B), 32/8 (Llama-3-8B), 64/8 (Llama-70B)) and aiconfigurator_nccl.yaml (every
-all-reduce of 2, 4 and 8 GPUs up to 128 MiB, the sizes a tensor-parallel layer all-reduces).
+calibration, the H200 SXM tables validation. Usage: python
+tools/transcribe_aiconfigurator_layers.py <aiconfigurator git dir> [--commit SHA] (nothing is
+fetched; needs pyarrow, a tool-only dependency). Writes aiconfigurator_attention_{a100,h200}_sxm
+.yaml (BF16, KV cache BF16, head_dim 128, no window; the head layouts of the models the
+experiments run: 32/32 (Llama-2-7B), 32/8 (Llama-3-8B), 64/8 (Llama-70B)) and
+aiconfigurator_nccl.yaml / aiconfigurator_nccl_h200.yaml (every FP16 all-reduce of 2, 4 and 8
+GPUs up to 128 MiB, the sizes a tensor-parallel layer all-reduces).
 """
 
 from __future__ import annotations
@@ -33,8 +35,11 @@ from snapshot import snapshot_args, write_measured
 
 DATA = "aic-core/src/aiconfigurator_core/systems/data"
 HEADS = ((32, 32), (32, 8), (64, 8))  # (num_heads, num_key_value_heads)
-ATTENTION = ("a100_sxm", "trtllm/1.0.0", "a100")
-NCCL = (("a100_sxm", "nccl/2.27.3", "a100"), ("h100_sxm", "nccl/2.29.2", "h100"))
+# (folder, version, lutcore device, role): roles fixed by issue 30 (H200: validation)
+ATTENTION = (("a100_sxm", "trtllm/1.0.0", "a100", "calibration"),
+             ("h200_sxm", "trtllm/1.2.0rc5", "h200", "validation"))
+NCCL = {"calibration": (("a100_sxm", "nccl/2.27.3", "a100"), ("h100_sxm", "nccl/2.29.2", "h100")),
+        "validation": (("h200_sxm", "nccl/2.29.2", "h200"),)}
 MAX_BYTES = 128 * 2 ** 20
 CITATION = "NVIDIA, aiconfigurator (ai-dynamo), per-GPU operator performance tables"
 
@@ -46,27 +51,30 @@ def table(gitdir: str, commit: str, path: str) -> dict:
     return pq.read_table(io.BytesIO(blob)).to_pydict()
 
 
-def attention(gitdir: str, commit: str) -> dict:
-    folder, version, device = ATTENTION
+def attention(gitdir: str, commit: str, folder: str, version: str, device: str,
+              role: str) -> dict:
     sets = []
     for phase in ("context", "generation"):
         path = f"{DATA}/{folder}/attention/{version}/{phase}_attention_perf.parquet"
         cols = table(gitdir, commit, path)
-        rows = list(zip(cols["batch_size"], cols["isl"], cols["step"], cols["num_heads"],
-                        cols["num_key_value_heads"], cols["head_dim"], cols["latency"]))
+        # BF16 attention and KV cache, head_dim 128, no sliding window
+        rows = [r for r in zip(cols["batch_size"], cols["isl"], cols["step"], cols["num_heads"],
+                               cols["num_key_value_heads"], cols["latency"], cols["head_dim"],
+                               cols["attn_dtype"], cols["kv_cache_dtype"], cols["window_size"])
+                if r[6:] == (128, "bfloat16", "bfloat16", 0)]
         for heads, kv_heads in HEADS:
             # context: isl new tokens attend to themselves; generation: 1 against step cached
             points = sorted({(b, isl, isl + step, round(float(ms), 6))
-                             for b, isl, step, h, kv, d, ms in rows
-                             if (h, kv, d) == (heads, kv_heads, 128)})
+                             for b, isl, step, h, kv, ms, *_ in rows
+                             if (h, kv) == (heads, kv_heads)})
             sets.append({"name": f"{phase} H{heads} KV{kv_heads}", "kind": "attention",
                          "file": path, "heads": heads, "kv_heads": kv_heads, "head_dim": 128,
                          "deployment": {"preset": "tensorrt_llm"},
                          "columns": ["batch", "tokens", "context", "ms"],
                          "points": [list(p) for p in points]})
     return {"source": f"ai-dynamo/aiconfigurator@{commit}", "citation": CITATION,
-            "role": "calibration", "device": device,
-            "form_factor": "A100 SXM4 80GB (aiconfigurator a100_sxm)",
+            "role": role, "device": device,
+            "form_factor": f"{device.upper()} SXM (aiconfigurator {folder})",
             "protocol": {"timing": "device",
                          "method": "TensorRT-LLM PyTorch-flow Attention.forward (RoPE, KV-cache "
                                    "append, FMHA / generation kernel), warm-up then the mean of "
@@ -77,9 +85,9 @@ def attention(gitdir: str, commit: str) -> dict:
             "sets": sets}
 
 
-def nccl(gitdir: str, commit: str) -> dict:
+def nccl(gitdir: str, commit: str, role: str) -> dict:
     sets = []
-    for folder, version, device in NCCL:
+    for folder, version, device in NCCL[role]:
         path = f"{DATA}/{folder}/comm/{version}/nccl_perf.parquet"
         cols = table(gitdir, commit, path)
         points = sorted({(g, 2 * size, round(float(ms) * 1e-3, 9))
@@ -92,21 +100,27 @@ def nccl(gitdir: str, commit: str) -> dict:
                      "file": path, "columns": ["gpus", "bytes", "seconds"],
                      "points": [list(p) for p in points]})
     return {"source": f"ai-dynamo/aiconfigurator@{commit}", "citation": CITATION,
-            "role": "calibration", "device": "a100, h100",
-            "form_factor": "one node of 8 A100 SXM4 / H100 SXM5 (NVSwitch)",
+            "role": role, "device": ", ".join(d for _, _, d in NCCL[role]),
+            "form_factor": "one node of 8 SXM GPUs (NVSwitch): "
+                           + ", ".join(f for f, _, _ in NCCL[role]),
             "protocol": {"timing": "device",
                          "method": "nccl-tests all_reduce_perf -w 40 -n 100 (60 above 16 MiB) "
                                    "-c 0, out-of-place time (collector/network/collect_nccl.py)",
                          "dtype": "half",
-                         "library": "nccl-tests, NCCL 2.27.3 (A100), 2.29.2 (H100)",
+                         "library": "nccl-tests, NCCL " + ", ".join(
+                             f"{v.split('/')[1]} ({d})" for _, v, d in NCCL[role]),
                          "clocks": "default application clocks (not stated)"},
             "sets": sets}
 
 
 def main():
     gitdir, commit = snapshot_args(__doc__.splitlines()[0])
-    for name, data in (("aiconfigurator_attention_a100_sxm.yaml", attention(gitdir, commit)),
-                       ("aiconfigurator_nccl.yaml", nccl(gitdir, commit))):
+    files = [(f"aiconfigurator_attention_{folder}.yaml",
+              attention(gitdir, commit, folder, version, device, role))
+             for folder, version, device, role in ATTENTION]
+    files += [("aiconfigurator_nccl.yaml", nccl(gitdir, commit, "calibration")),
+              ("aiconfigurator_nccl_h200.yaml", nccl(gitdir, commit, "validation"))]
+    for name, data in files:
         header = (f"# Transcribed by tools/transcribe_aiconfigurator_layers.py from "
                   f"ai-dynamo/aiconfigurator@{commit}\n# ({DATA}/.../attention, comm/nccl); "
                   "do not edit by hand.\n")
