@@ -4,7 +4,8 @@ Fig. 16), with the calibration/validation protocol of experiments/reference/meas
 Every measured file is one public source with its protocol and a role (``_measured``): the
 calibration sets (Vidur's A100 PCIe / H100 operator profiles and all-reduces, the MAMF table,
 one A100 matmul with random, integer and zero inputs, the best square matmul rates of two A100
-SXM4 modules) set the constants of ``lutcore.gpu``
+SXM4 modules, aiconfigurator's A100 / H100 GEMM, attention and NCCL tables, LLMServingSim's RTX
+3090 layers) set the constants of ``lutcore.gpu``
 that name them (``tools/calibrate_gpu.py``); the validation sets
 (LLMCompass, TensorRT-LLM, gpt-fast / torchao, TileLang, the BitBLAS authors' A100 and RTX
 3090 kernel benchmarks) never set anything. Each point is
