@@ -5,7 +5,8 @@ Run:  python benchmarks/bench_llm_latency.py
 Prints the time of the full lut-fig17 sweep (GPUs x weight widths x systems x models x
 workloads through ``lutcore.gpu.latency_sweep``: one jit-compiled, vmapped evaluation per
 operator graph), first call (compilation included) and best of three later calls, and the
-time of one single-configuration ``model_latency`` call.
+time of one single-configuration ``model_latency`` call; then the sweep again with a
+framework's per-layer costs (lut-fig17 runs both; the same compiled graphs).
 """
 
 import time
@@ -34,6 +35,9 @@ def main():
           f"{work.batch.size} workloads = {points} model latencies")
     print(f"  first call (incl. compilation): {first:.2f} s; later calls: {steady * 1e3:.0f} ms "
           f"({jax.devices()[0]})")
+    framed = timed(lambda: FIG17._latency(FIG17.Config(), FIG17.FRAMEWORK))
+    print(f"  the same sweep with {FIG17.FRAMEWORK}'s costs (its graphs compiled): "
+          f"{framed:.2f} s")
     one = lambda: gpu.model_latency(gpu.A100, gpu.LLMS["llama2-70b"], gpu.Deployment(),  # noqa
                                     gpu.workload(1, 2048))
     timed(one)

@@ -22,8 +22,10 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - ``INPUT_RATE`` (thonking_inputs_a100.yaml): the tensor-core rate with integer and zero inputs
   relative to random ones, each from one kernel timed with both (a compute-bound 8192^3 GEMM,
   whose rate follows the power-limited SM clock);
-- ``allreduce_latency`` and ``allreduce_efficiency`` (vidur_allreduce.yaml): single-node
-  all-reduces of p GPUs, seconds = t0 + 2 (p - 1) / p x bytes / (eta x NVLink per direction);
+- ``allreduce_latency``, ``allreduce_hop_latency`` and ``allreduce_efficiency``
+  (aiconfigurator_nccl.yaml: nccl-tests, device time, one node): all-reduces of p GPUs,
+  seconds = t0 + 2 (p - 1) x t_step + 2 (p - 1) / p x bytes / (eta x NVLink per direction)
+  (Vidur's host-timed all-reduces, which set t0 and eta before, are kept as a check);
 - ``tensor_efficiency`` of the H100 (vidur_h100.yaml): the 16-bit fraction for which the tile
   model, with every other constant as in lutcore.gpu, is unbiased (mean relative error 0) on
   the compute-bound projection GEMMs (M >= 1024), by bisection;
@@ -137,10 +139,15 @@ def memory_constants(gpu: str) -> dict:
 
 
 def allreduce_constants(gpu: str) -> dict:
-    entry = next(e for e in _load("vidur_allreduce.yaml")["sets"] if e["device"] == gpu)
+    """The ring all-reduce's fixed latency, step latency and NVLink fraction of ``gpu``, by
+    relative least squares on its nccl-tests rows (module doc)."""
+    entry = next(e for e in _load("aiconfigurator_nccl.yaml")["sets"] if e["device"] == gpu)
     workers, size, seconds = (np.array(c, float) for c in zip(*entry["points"]))
-    t0, per_byte = relative_line(2 * (workers - 1) / workers * size, seconds)
-    return {"allreduce_latency": t0,
+    steps = 2 * (workers - 1)
+    design = np.stack([np.ones_like(size), steps, steps / workers * size], axis=1)
+    (t0, step, per_byte), *_ = np.linalg.lstsq(design / seconds[:, None],
+                                               np.ones_like(seconds), rcond=None)
+    return {"allreduce_latency": float(t0), "allreduce_hop_latency": float(step),
             "allreduce_efficiency": 1 / (per_byte * _spec(gpu).nvlink_bandwidth)}
 
 
@@ -339,6 +346,97 @@ def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
     return dataclasses.replace(spec, dtype_efficiency=others + ((act, fraction),))
 
 
+# Hugging Face eager's ATen kernels (lutcore.gpu._frameworks.HF_EAGER): the memory-bound
+# operators of LLMServingSim's RTX 3090 layers at up to 16 tokens (a few KB a kernel: their
+# time is the kernels' fixed time)
+EAGER_SET, EAGER_OPS, EAGER_TOKENS = ("llmservingsim_rtx3090.yaml",
+                                      ("attention_norm", "ffn_norm", "rotary_embedding",
+                                       "activation"), 16)
+
+
+def eager_errors(kernel_latency: float, ops: tuple = EAGER_OPS, **fields) -> np.ndarray:
+    """Relative errors of the HF-eager operators ``ops`` (tokens <= ``EAGER_TOKENS``) of
+    ``EAGER_SET`` with its ATen kernels' fixed time at ``kernel_latency`` (and the framework's
+    other ``fields``)."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load(EAGER_SET)
+    entry, = data["sets"]
+    framework = dataclasses.replace(gpu.FRAMEWORKS["hf_eager"], kernel_latency=kernel_latency,
+                                    **fields)
+    deployment = dataclasses.replace(_measured._deployment(entry), framework=framework)
+    rows = np.array([p for p in entry["points"] if p[0] <= EAGER_TOKENS], float)
+    parts = gpu.layer_breakdown(gpu.gpu_spec(data["device"]),
+                                _measured._shape(entry["name"], entry["model"]), deployment,
+                                gpu.workload(1, rows[:, 0]), launch=0.0)
+    return np.concatenate([np.asarray(parts[op]) / rows[:, entry["columns"].index(op)] - 1
+                           for op in ops])
+
+
+def eager_kernel_latency() -> float:
+    """The fixed device time of an eager ATen kernel leaving ``eager_errors`` unbiased."""
+    return _bisect(lambda t: -float(np.mean(eager_errors(t))), 0.0, 1e-5)
+
+
+def eager_attention_call(kernel_latency: float) -> float:
+    """The device time transformers' attention call adds to its FMHA kernel: the value leaving
+    its rows of ``EAGER_SET`` at up to ``EAGER_TOKENS`` tokens unbiased."""
+    return _bisect(lambda t: -float(np.mean(eager_errors(kernel_latency, ("attention",),
+                                                         attention_call=t))), 0.0, 1e-5)
+
+
+ATTENTION_SET = "aiconfigurator_attention_a100_sxm.yaml"
+ATTENTION_BOUND_TOKENS = 4096  # context rows this long are compute-bound (rate only)
+
+
+def attention_rows(framework) -> tuple:
+    """(batch, tokens, measured s, modeled s) of every row of ``ATTENTION_SET`` with
+    TensorRT-LLM's attention costs as in ``framework``."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load(ATTENTION_SET)
+    out = []
+    for entry in data["sets"]:
+        entry = {**entry, "deployment": {}}
+        heads, kv = entry["heads"], entry["kv_heads"]
+        rows = np.array(entry["points"], float)
+        shape = _measured._shape(entry["name"], {"hidden": heads * entry["head_dim"],
+                                                 "ffn": 4 * heads, "heads": heads,
+                                                 "kv_heads": kv})
+        deployment = dataclasses.replace(gpu.DEPLOYMENTS["tensorrt_llm"], framework=framework)
+        parts = gpu.layer_breakdown(gpu.gpu_spec(data["device"]), shape, deployment,
+                                    gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]),
+                                    launch=0.0)
+        out.append((rows[:, 0], rows[:, 1], rows[:, 3] * 1e-3, np.asarray(parts["attention"])))
+    return tuple(np.concatenate(c) for c in zip(*out))
+
+
+def attention_constants() -> dict:
+    """TensorRT-LLM's attention costs (lutcore.gpu._frameworks.TENSORRT_LLM): the rate leaving
+    the compute-bound context rows (tokens >= ``ATTENTION_BOUND_TOKENS``) unbiased, then the
+    per-call and per-sequence times by relative least squares on what every row has beyond
+    the modeled kernel."""
+    import lutcore.gpu as gpu
+
+    bare = dataclasses.replace(gpu.FRAMEWORKS["tensorrt_llm"], attention_call=0.0,
+                               attention_sequence=0.0)
+
+    def bias(rate):
+        _, tokens, measured, modeled = attention_rows(dataclasses.replace(
+            bare, attention_rate=rate))
+        keep = tokens >= ATTENTION_BOUND_TOKENS
+        return float(np.mean(modeled[keep] / measured[keep] - 1))
+
+    rate = _bisect(bias, 0.2, 1.0)
+    batch, _, measured, modeled = attention_rows(dataclasses.replace(bare, attention_rate=rate))
+    design = np.stack([np.ones_like(batch), batch], axis=1) / measured[:, None]
+    (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled / measured, rcond=None)
+    return {"attention_rate": rate, "attention_call": float(call),
+            "attention_sequence": float(sequence)}
+
+
 def constants() -> dict:
     """{gpu: {field: value}} of the memory and all-reduce constants of every calibrated GPU."""
     memory = {g: memory_constants(g) for g in VIDUR}
@@ -355,5 +453,9 @@ if __name__ == "__main__":
         print(gpu, dtype, library, f"efficiency={fraction:.4f}")
     print("trt_layer_profiler", f"timing_overhead={profiler_overhead():.4g}")
     print("fp8 quantize step", f"round={quantize_round():.4g}")
+    eager = eager_kernel_latency()
+    print("hf_eager", f"kernel_latency={eager:.4g}",
+          f"attention_call={eager_attention_call(eager):.4g}")
+    print("tensorrt_llm", ", ".join(f"{k}={v:.4g}" for k, v in attention_constants().items()))
     clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

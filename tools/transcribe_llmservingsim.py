@@ -63,9 +63,7 @@ def transcribe(gitdir: str, commit: str, folder: str) -> dict:
             "role": role, "device": device, "form_factor": form, "protocol": PROTOCOL,
             "sets": [{"name": "Llama-3.1-8B tp1 prefill", "kind": "layer_operators",
                       "file": path, "model": SHAPE,
-                      "deployment": {"fusion": False, "fused_qkv": False,
-                                     "row_kernels": "eager", "gate_fusion": False,
-                                     "attention": "flash"},
+                      "deployment": {"preset": "hf_eager"},
                       "columns": ["tokens"] + list(OPERATORS), "units": "seconds",
                       "points": points}]}
 

@@ -200,9 +200,8 @@ def layer_points(data: dict, entry: dict):
     every layer total (the sum of the operators timed)."""
     spec = gpu.gpu_spec(_device(data, entry))
     model = entry["model"]
-    deployment = gpu.Deployment(**{"fusion": False, "fused_qkv": True,
-                                   "tensor_parallel": model.get("tensor_parallel", 1),
-                                   **entry.get("deployment", {})})
+    deployment = _deployment(entry, fusion=False, fused_qkv=True,
+                             tensor_parallel=model.get("tensor_parallel", 1))
     shape = _shape(entry["name"], model)
     overheads = data.get("host_overhead_s", {})
     if "operators" in entry:  # rows: (operator, seconds) of one workload
@@ -243,8 +242,8 @@ def e2e_points(data: dict, entry: dict):
     labels, measured, modeled = [], [], []
     for row in (dict(zip(columns, point)) for point in entry["points"]):
         model = data["models"][row["model"]]
-        deployment = gpu.Deployment(**{**entry.get("deployment", {}),
-                                       "tensor_parallel": row["tensor_parallel"]})
+        deployment = dataclasses.replace(_deployment(entry),
+                                         tensor_parallel=row["tensor_parallel"])
         work = gpu.workload(row["batch"], row["tokens"], row.get("context"))
         labels.append(f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
                       f"B{row['batch']} T{row['tokens']}"
@@ -257,13 +256,26 @@ def e2e_points(data: dict, entry: dict):
     return labels, ["e2e"] * len(labels), np.array(measured), np.array(modeled)
 
 
+def _deployment(entry: dict, **defaults) -> gpu.Deployment:
+    """The set's ``deployment``: ``Deployment`` keywords over ``defaults``, or over the preset
+    its ``preset`` names (``gpu.DEPLOYMENTS``)."""
+    fields = dict(entry.get("deployment", {}))
+    preset = fields.pop("preset", None)
+    if preset is None:
+        return gpu.Deployment(**{**defaults, **fields})
+    if preset not in gpu.DEPLOYMENTS:
+        raise ValueError(f"set {entry['name']!r}: deployment preset {preset!r} unknown; allowed "
+                         f"values: {', '.join(gpu.DEPLOYMENTS)}")
+    return dataclasses.replace(gpu.DEPLOYMENTS[preset], **fields)
+
+
 def whole_layer_points(data: dict, entry: dict):
     """(labels, categories, measured, modeled) of a ``layer`` set: the simulator's device time
     of the layer plus one host dispatch per call."""
     spec = gpu.gpu_spec(_device(data, entry))
     rows = np.array(entry["points"], dtype=float)
     batch, tokens, context = rows[:, 0], rows[:, 1], rows[:, 2]
-    deployment = gpu.Deployment(**entry.get("deployment", {}))
+    deployment = _deployment(entry)
     parts = gpu.layer_breakdown(spec, _shape(entry["name"], entry["model"]), deployment,
                                 gpu.workload(batch, tokens, context), launch=0.0)
     overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
@@ -271,6 +283,24 @@ def whole_layer_points(data: dict, entry: dict):
     labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}"
               for b, t, c in zip(batch, tokens, context)]
     return labels, ["layer"] * len(labels), _seconds(entry["columns"], rows), modeled
+
+
+def attention_points(data: dict, entry: dict):
+    """(labels, categories, measured, modeled) of an ``attention`` set: one layer's attention
+    operator (``heads``, ``kv_heads``, ``head_dim`` of the set; rows batch, new tokens per
+    sequence, attended context) under the set's ``deployment`` (``Deployment`` keywords or a
+    ``gpu.DEPLOYMENTS`` preset name), device time."""
+    spec = gpu.gpu_spec(_device(data, entry))
+    rows = np.array(entry["points"], dtype=float)
+    heads, kv_heads = entry["heads"], entry["kv_heads"]
+    shape = _shape(entry["name"], {"hidden": heads * entry["head_dim"], "ffn": 4 * heads,
+                                   "heads": heads, "kv_heads": kv_heads})
+    deployment = _deployment(entry)
+    parts = gpu.layer_breakdown(spec, shape, deployment,
+                                gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]), launch=0.0)
+    labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}" for b, t, c in rows[:, :3]]
+    return labels, ["operator"] * len(labels), _seconds(entry["columns"], rows), \
+        np.asarray(parts["attention"])
 
 
 def all_reduce_points(data: dict, entry: dict):
@@ -283,6 +313,7 @@ def all_reduce_points(data: dict, entry: dict):
 
 
 PREDICTORS = {"gemm": gemm_points, "layer_operators": layer_points,
+              "attention": attention_points,
               "layer": whole_layer_points, "e2e": e2e_points, "all_reduce": all_reduce_points}
 
 

@@ -4,7 +4,8 @@ Fig. 16), with the calibration/validation protocol of experiments/reference/meas
 Every measured file is one public source with its protocol and a role (``_measured``): the
 calibration sets (Vidur's A100 PCIe / H100 operator profiles and all-reduces, the MAMF table,
 one A100 matmul with random, integer and zero inputs, the best square matmul rates of two A100
-SXM4 modules) set the constants of ``lutcore.gpu``
+SXM4 modules, aiconfigurator's A100 / H100 GEMM, attention and NCCL tables, LLMServingSim's RTX
+3090 layers) set the constants of ``lutcore.gpu``
 that name them (``tools/calibrate_gpu.py``); the validation sets
 (LLMCompass, TensorRT-LLM, gpt-fast / torchao, TileLang, the BitBLAS authors' A100 and RTX
 3090 kernel benchmarks) never set anything. Each point is
@@ -74,16 +75,16 @@ def run(config: Config) -> xr.Dataset:
         attrs={"sources": ", ".join(config.sources)})
 
 
-def summary(ds: xr.Dataset) -> list[dict]:
-    """MAPE (%) and bias per (role, device, category): rows, sources behind it."""
+def summary(ds: xr.Dataset, by_source: bool = False) -> list[dict]:
+    """MAPE (%) and bias per (role, device, category) (and source, ``by_source``): rows,
+    sources behind it."""
     out = []
-    keys = sorted({(r, d, c) for r, d, c in zip(ds.role.values, ds.device.values,
-                                                ds.category.values)})
-    for role, device, category in keys:
-        pick = ((ds.role.values == role) & (ds.device.values == device)
-                & (ds.category.values == category))
+    fields = [ds.role.values, ds.device.values, ds.category.values]
+    fields += [ds.source.values] if by_source else []
+    for key in sorted(set(zip(*fields))):
+        pick = np.logical_and.reduce([f == k for f, k in zip(fields, key)])
         errors = ds.error.values[pick]
-        out.append({"role": role, "device": device, "category": category,
+        out.append({"role": key[0], "device": key[1], "category": key[2],
                     "rows": int(pick.sum()), "mape": float(np.abs(errors).mean()),
                     "bias": float(errors.mean()),
                     "sources": sorted(set(ds.source.values[pick]))})
@@ -126,19 +127,42 @@ def plot(ds: xr.Dataset):
 
 
 def _gemm_rows(ds: xr.Dataset):
-    """(role, device, kernel kind, m, error) of every GEMM row whose label carries m x n x k."""
-    for point, role, device, name, error in zip(ds.point.values, ds.role.values,
-                                                 ds.device.values, ds.set.values,
-                                                 ds.error.values):
+    """(role, device, kernel kind, m, error, category) of every GEMM row whose label carries
+    m x n x k."""
+    for point, role, device, name, error, category in zip(
+            ds.point.values, ds.role.values, ds.device.values, ds.set.values, ds.error.values,
+            ds.category.values):
         match = re.search(r": (\d+)x(\d+)x(\d+)", str(point))
         if match:
-            yield str(role), str(device), str(name).split(" ")[0], int(match.group(1)), error
+            yield (str(role), str(device), str(name).split(" ")[0], int(match.group(1)), error,
+                   str(category))
+
+
+def _bin(m: int) -> str:
+    low, high = next(b for b in M_BINS if b[0] <= m <= b[1])
+    return f"M {low}-{high}" if high < 1 << 30 else f"M > {low - 1}"
+
+
+def trusted_ranges(ds: xr.Dataset) -> tuple[list, list]:
+    """(inside, outside): the validation GEMM kernels per GPU and M bin (``M_BINS``) of at
+    least ``MIN_ROWS`` rows, whose MAPE is within / beyond their category's ``TRUSTED``."""
+    groups: dict = {}
+    for role, device, kind, m, error, category in _gemm_rows(ds):
+        if role == "validation":
+            groups.setdefault((device, kind, _bin(m), category), []).append(error)
+    inside, outside = [], []
+    for (device, kind, bin_, category), errors in sorted(groups.items()):
+        if len(errors) >= MIN_ROWS:
+            value = float(np.abs(errors).mean())
+            text = f"{device} {kind} {bin_} ({value:.1f} %, {len(errors)} rows)"
+            (inside if value <= TRUSTED[category] else outside).append(text)
+    return inside, outside
 
 
 def residuals(ds: xr.Dataset) -> str:
     """A table of the mean GEMM error per (role, GPU, kernel kind) and M bin (``M_BINS``)."""
     groups: dict = {}
-    for role, device, kind, m, error in _gemm_rows(ds):
+    for role, device, kind, m, error, _ in _gemm_rows(ds):
         groups.setdefault((role, device, kind), []).append((m, error))
     rows = []
     for (role, device, kind), values in sorted(groups.items()):
@@ -166,11 +190,14 @@ def trust(ds: xr.Dataset) -> str:
             inside.append(text)
         else:
             outside.append(text)
+    kernels, beyond = trusted_ranges(ds)
     return ("**Where to trust this model** (validation rows only; a GPU x category group counts "
             f"from {MIN_ROWS} rows; within {', '.join(f'{c} {v:g} %' for c, v in TRUSTED.items())}"
             f"): inside: {'; '.join(inside) or 'none'}. Outside: {'; '.join(outside) or 'none'}. "
-            f"Too few rows to judge: {'; '.join(small) or 'none'}. The residual table below "
-            "says at which M each kernel's error lies.")
+            f"Too few rows to judge: {'; '.join(small) or 'none'}. GEMM kernels by GPU and M "
+            f"(validation, bins of at least {MIN_ROWS} rows) within their category's bound: "
+            f"{'; '.join(kernels) or 'none'}; beyond it: {'; '.join(beyond) or 'none'}. The "
+            "residual table below says at which M each kernel's error lies.")
 
 
 def table(ds: xr.Dataset) -> str:
@@ -198,6 +225,15 @@ def table(ds: xr.Dataset) -> str:
                               "validation bias (%)", "validation sources", "calibration rows",
                               "calibration MAPE (%)", "calibration bias (%)",
                               "calibration sources"], rows)
+            + "\n\nPer GPU, category and source:\n\n"
+            + markdown_table(["GPU", "category", "source", "role", "rows", "MAPE (%)",
+                              "bias (%)"],
+                             [[r["device"], r["category"], r["sources"][0], r["role"], r["rows"],
+                               f"{r['mape']:.2f}", f"{r['bias']:+.2f}"]
+                              for r in sorted(summary(ds, by_source=True),
+                                              key=lambda r: (r["device"], r["category"],
+                                                             r["role"] != "validation"))],
+                             right=4)
             + "\n\nPer measured set:\n\n"
             + markdown_table(["source", "set", "role", "GPU", "rows", "MAPE (%)", "bias (%)"],
                              per_set, right=3)

@@ -19,7 +19,7 @@ from . import blocks
 from ._kernels import gemm_latency
 from ._library import Kernel, Quant, Setup
 from ._llms import LLMS, LLMShape, llm_shape
-from ._operators import Deployment, workload
+from ._operators import DEPLOYMENTS, Deployment, workload
 from ._simulator import latency_sweep, layer_breakdown, model_latency
 from ._specs import (
     A100,

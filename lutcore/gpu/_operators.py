@@ -48,6 +48,7 @@ import jax.numpy as jnp
 
 from lutcore import _checks as check
 
+from ._frameworks import BARE, FRAMEWORKS, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, VLLM, Framework
 from ._kernels import default_lut_bits, precompute_work
 from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
@@ -94,7 +95,8 @@ class Deployment:
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
     rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER``);
     group_size, zero_points: quantization groups of a ``dequant``
-    kernel's weights (``gemm_latency``'s; 0: per output channel).
+    kernel's weights (``gemm_latency``'s; 0: per output channel); framework: the serving
+    framework's costs beyond its kernels (a ``Framework`` record; ``DEPLOYMENTS`` are presets).
     """
 
     kernel: str = "cublas"
@@ -113,8 +115,12 @@ class Deployment:
     group_size: int = DEQUANT_GROUP
     zero_points: bool = False
     gate_fusion: bool = True
+    framework: Framework = BARE
 
     def __post_init__(self):
+        if not isinstance(self.framework, Framework):
+            raise ValueError(f"framework must be a Framework record (lutcore.gpu.FRAMEWORKS: "
+                             f"{', '.join(FRAMEWORKS)}), got {self.framework!r}")
         if self.precompute not in PRECOMPUTE_TREATMENTS:
             raise ValueError(f"precompute {self.precompute!r} unknown; allowed values: "
                              f"{', '.join(PRECOMPUTE_TREATMENTS)}")
@@ -139,6 +145,22 @@ class Deployment:
     def table_bits(self) -> int:
         """Table entry width of a LUT kernel: ``lut_bits`` or the activation's default."""
         return self.lut_bits or default_lut_bits(self.activation)
+
+
+# Preset deployments: each framework's kernels and fusions as its source shows them, with its
+# ``Framework`` costs (``_frameworks``: the calibration source of each constant). Override a
+# field with ``dataclasses.replace`` (kernel, formats, tensor_parallel, ...).
+DEPLOYMENTS = {
+    # TensorRT-LLM: fused QKV and gate/up GEMMs, epilogue fusion, its FMHA
+    "tensorrt_llm": Deployment(framework=TENSORRT_LLM),
+    # vLLM / sarathi-serve as Vidur profiles it: separate residual adds, scalar row kernels
+    "vllm": Deployment(fusion=False, row_kernels="scalar", framework=VLLM),
+    # transformers' eager Llama as LLMServingSim times it (llm_profile/models/llama.py)
+    "hf_eager": Deployment(fusion=False, fused_qkv=False, row_kernels="eager",
+                           gate_fusion=False, framework=HF_EAGER),
+    # llama.cpp's CUDA backend: one CUDA graph per decode step (ggml-cuda, since 2024)
+    "llama_cpp": Deployment(cuda_graphs=True, framework=LLAMA_CPP),
+}
 
 
 class Workload(NamedTuple):
@@ -186,12 +208,13 @@ class Operator(NamedTuple):
     rows: jnp.ndarray = 0.0
     row_trips: jnp.ndarray = 0.0
     fresh_bytes: jnp.ndarray = 0.0
+    sequences: jnp.ndarray = 0.0
 
     @property
     def sizes(self) -> tuple:
         """The array fields (they broadcast to the workload's shape)."""
         return (self.m, self.n, self.k, self.count, self.dram_bytes, self.cuda_flops,
-                self.rows, self.row_trips, self.fresh_bytes)
+                self.rows, self.row_trips, self.fresh_bytes, self.sequences)
 
 
 def _memory(name, read_elements, write_elements, flops_per_element, *, launches=1.0,
@@ -383,7 +406,8 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
         qo = 2 * work.batch * work.tokens * heads * head_dim * FP16_BYTES
         return [Operator("attention", "attention", work.tokens, attended, head_dim,
                          count=2 * instances, dram_bytes=kv + qo,
-                         cuda_flops=instances * work.tokens * attended * SOFTMAX_FLOPS)]
+                         cuda_flops=instances * work.tokens * attended * SOFTMAX_FLOPS,
+                         sequences=work.batch)]
     # Eager batched GEMMs: every instance reads its own Q, K or V and the scores round-trip.
     scores = instances * work.tokens * work.context
     operands = instances * (work.tokens * FP16_BYTES + work.context * kv_bytes) * head_dim

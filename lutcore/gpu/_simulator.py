@@ -14,7 +14,8 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   times the dependent DRAM round trips of a row (``dram_latency`` of the spec);
 - all-reduces (tensor parallelism): a ring all-reduce moves 2 (p - 1) / p of the bytes over
   each GPU's NVLink (Patarasuk & Yuan 2009; NCCL's "bus bandwidth"), at the measured fraction
-  of the link bandwidth, plus a size-independent latency (``allreduce_*`` of the spec);
+  of the link bandwidth, in 2 (p - 1) dependent steps, each with a step latency, plus a fixed
+  latency (``allreduce_*`` of the spec);
 - the host: every kernel launch costs ``launch_overhead`` of host time (one launch per forward
   pass with ``cuda_graphs``); the host runs ahead of the GPU, so a forward pass takes the
   longer of the device time and the host time (``host_stall`` = the difference, when
@@ -36,6 +37,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ._frameworks import BARE
 from ._kernels import (
     Hardware,
     check_kernel,
@@ -57,6 +59,7 @@ from ._operators import (
 from ._tiles import tile_model
 
 FP16_KERNEL = "cublas"  # attention and the LM head: FP16 tensor-core GEMMs
+FMHA = "attention"  # the fused attention operator (``attention_operators``, flash)
 # The projection kernels a deployment may run (static activation scales: no quantize step)
 SIMULATED_KERNELS = tuple(k for k in KERNELS if k != "cublas_quantize")
 
@@ -69,7 +72,9 @@ class Machine(NamedTuple):
     device seconds per kernel, NVLink bytes/s per direction x the all-reduce efficiency, the
     all-reduce latency, and the deployment's numbers that need no graph of their own (tensor-
     parallel degree, KV-cache bytes per element, per-step framework seconds, the DRAM round
-    trip of a scalar row kernel: 0 for vectorized kernels)."""
+    trip of a scalar row kernel: 0 for vectorized kernels), and the framework's costs
+    (``Framework``: its kernels' fixed time and host times replace the spec's; its attention
+    operator's per-call and per-sequence time and rate)."""
 
     projection: Hardware
     fp16: Hardware
@@ -79,10 +84,14 @@ class Machine(NamedTuple):
     kernel_latency: jnp.ndarray
     link_bandwidth: jnp.ndarray
     allreduce_latency: jnp.ndarray
+    allreduce_hop_latency: jnp.ndarray
     tensor_parallel: jnp.ndarray
     kv_bytes: jnp.ndarray
     step_overhead: jnp.ndarray
     row_latency: jnp.ndarray
+    attention_call: jnp.ndarray
+    attention_sequence: jnp.ndarray
+    attention_rate: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -97,13 +106,20 @@ def machine(gpu, deployment: Deployment) -> Machine:
     if deployment.tensor_parallel > 1 and not gpu.nvlink_bandwidth:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
     link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
+    frame = deployment.framework
     values = dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
-                  cuda_core_flops=gpu.cuda_core_flops, launch_overhead=gpu.launch_overhead,
-                  kernel_latency=gpu.kernel_latency,
+                  cuda_core_flops=gpu.cuda_core_flops,
+                  launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
+                  kernel_latency=_either(frame.kernel_latency, gpu.kernel_latency),
+                  attention_call=frame.attention_call,
+                  attention_sequence=frame.attention_sequence,
+                  attention_rate=frame.attention_rate,
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
+                  allreduce_hop_latency=gpu.allreduce_hop_latency,
                   tensor_parallel=deployment.tensor_parallel,
-                  kv_bytes=KV_BYTES[deployment.kv_cache], step_overhead=deployment.step_overhead,
+                  kv_bytes=KV_BYTES[deployment.kv_cache],
+                  step_overhead=deployment.step_overhead + frame.step_overhead,
                   row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
@@ -115,10 +131,16 @@ def machine(gpu, deployment: Deployment) -> Machine:
         **{name: jnp.asarray(v, float) for name, v in values.items()})
 
 
-def ring_all_reduce(nbytes, gpus, link_bandwidth, latency):
-    """Seconds of a ring all-reduce of ``nbytes`` over ``gpus``: 2 (p - 1) / p of the bytes
-    cross each GPU's link (Patarasuk & Yuan 2009), plus a size-independent latency."""
-    return latency + 2 * (gpus - 1) / gpus * nbytes / link_bandwidth
+def _either(value, default):
+    return default if value is None else value
+
+
+def ring_all_reduce(nbytes, gpus, link_bandwidth, latency, hop_latency=0.0):
+    """Seconds of a ring all-reduce of ``nbytes`` over ``gpus``: 2 (p - 1) steps (reduce-
+    scatter, then all-gather), each crossing one link with 1 / p of the bytes (Patarasuk & Yuan
+    2009) and waiting ``hop_latency``, plus a fixed ``latency``."""
+    steps = 2 * (gpus - 1)
+    return latency + steps * hop_latency + steps / gpus * nbytes / link_bandwidth
 
 
 def all_reduce_seconds(gpu, gpus, nbytes):
@@ -126,7 +148,7 @@ def all_reduce_seconds(gpu, gpus, nbytes):
     connected by NVLink, at the spec's measured all-reduce efficiency and latency."""
     return ring_all_reduce(jnp.asarray(nbytes, float), jnp.asarray(gpus, float),
                            gpu.allreduce_efficiency * gpu.nvlink_bandwidth,
-                           gpu.allreduce_latency)
+                           gpu.allreduce_latency, gpu.allreduce_hop_latency)
 
 
 def gemm_class_floor(hw, dram_bytes):
@@ -155,9 +177,10 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
     for op in ops:
         if op.kind == "collective":  # op.launches: 0 on one GPU
             seconds[op.name] = op.launches * ring_all_reduce(
-                op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency)
+                op.dram_bytes, tp, mach.link_bandwidth, mach.allreduce_latency,
+                mach.allreduce_hop_latency)
         elif op.kind == "attention":  # the floor of a GEMM-class kernel (module doc)
-            seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes)
+            seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes) + _framework(mach, op)
         else:
             rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
             dram = op.dram_bytes - jnp.where(op.fresh_bytes <= mach.fp16.l2, op.fresh_bytes, 0.0)
@@ -179,8 +202,19 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
             m = _stacked([op.m * op.count for op in group], shape)
             tiles = tile_model(mach.fp16, m, n, k, work=WORK[FP16_KERNEL]).seconds
         for row, op in enumerate(group):
-            seconds[op.name] = jnp.maximum(tiles[row], seconds[op.name])
+            own = tiles[row]
+            if op.name == FMHA:  # the framework's attention kernel: its rate and its costs
+                own = own / mach.attention_rate + _framework(mach, op)
+            seconds[op.name] = jnp.maximum(own, seconds[op.name])
     return {op.name: seconds[op.name] for op in ops}
+
+
+def _framework(mach: Machine, op) -> jnp.ndarray:
+    """Device seconds the framework's attention operator adds to its FMHA kernel (``FMHA``):
+    per call and per sequence (``Framework``); 0 for other operators."""
+    if op.name != FMHA:
+        return 0.0
+    return mach.attention_call + mach.attention_sequence * op.sequences
 
 
 def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
@@ -201,6 +235,7 @@ def _graph(deployment: Deployment) -> Deployment:
     keep = deployment.kernel in WIDTH_DEPENDENT_KERNELS
     return dataclasses.replace(deployment, weight_bits=deployment.weight_bits if keep else 16,
                                tensor_parallel=1, kv_cache="fp16", step_overhead=0.0,
+                               framework=BARE,
                                activation=activation,
                                row_kernels="eager" if deployment.row_kernels == "eager"
                                else "vectorized",

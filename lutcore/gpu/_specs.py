@@ -52,14 +52,19 @@ C5 NVIDIA aiconfigurator, github.com/ai-dynamo/aiconfigurator@095f58a,
    the A100 SXM tables, also calibration, and the H200 SXM ones, validation, beside it).
 C6 idem, a100_sxm/gemm/trtllm/1.0.0: TensorRT-LLM's BF16, weight-only and SmoothQuant INT8
    GEMMs on an A100 SXM (measured/aiconfigurator_a100_sxm.yaml, role calibration).
+C7 NVIDIA aiconfigurator (C5), a100_sxm/comm/nccl/2.27.3 and h100_sxm/comm/nccl/2.29.2:
+   nccl-tests all_reduce_perf on one DGX node (2, 4, 8 GPUs, FP16, device time; measured/
+   aiconfigurator_nccl.yaml, role calibration; tools/transcribe_aiconfigurator_layers.py):
+   ``tools/calibrate_gpu.py`` fits the all-reduce's fixed latency, its latency per ring step
+   and the fraction of the NVLink bandwidth it reaches.
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
    device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
    role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
    ``tools/calibrate_gpu.py`` fits, on its M = 1 GEMMs (cuBLAS GEMV-class kernels), the fixed
    device time of a kernel and the DRAM fraction a GEMV-class kernel streams at, on its
    RMSNorms (scalar row kernels) the DRAM round trip, on its compute-bound GEMMs the H100's
-   16-bit fraction and the A100 PCIe's sustained clock, and on its single-node NCCL all-reduce
-   times the all-reduce latency and the fraction of the NVLink bandwidth it reaches.
+   16-bit fraction and the A100 PCIe's sustained clock (its host-timed all-reduces, which
+   set the all-reduce constants before C7, are kept as a check).
 
 All values are dense (no 2:4 sparsity). Throughputs are stored per SM per clock so that the
 LUT-array and frequency variants follow from first principles. The peaks (``tensor_peak``,
@@ -147,8 +152,9 @@ class GPUSpec:
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
     ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
     operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
-    direction) and the all-reduce ``allreduce_latency`` and ``allreduce_efficiency`` price
-    tensor-parallel all-reduces. ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16
+    direction) and the all-reduce ``allreduce_latency`` (fixed), ``allreduce_hop_latency`` (per
+    ring step: 2 (p - 1) of them) and ``allreduce_efficiency`` price tensor-parallel
+    all-reduces. ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16
     accumulators where the part runs it faster than with FP32 ones (GeForce GA102)."""
 
     name: str
@@ -182,6 +188,7 @@ class GPUSpec:
     mma_warps: int = 1
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
     allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
+    allreduce_hop_latency: float = 0.0  # seconds per ring step (2 (p - 1) steps on p GPUs)
     allreduce_efficiency: float = 1.0  # achieved fraction of nvlink_bandwidth (bus bandwidth)
     fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
 
@@ -304,7 +311,8 @@ A100 = GPUSpec(
     kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.8314,
     dram_latency=5.36e-7,
     nvlink_bandwidth=300e9,  # S1: 600 GB/s total = 300 GB/s per direction
-    allreduce_latency=1.44e-5, allreduce_efficiency=0.422)  # C2 (vidur_allreduce.yaml)
+    allreduce_latency=9.789e-6, allreduce_hop_latency=9.775e-7,  # C7 (aiconfigurator_nccl)
+    allreduce_efficiency=0.5441)
 
 # A100 80GB PCIe: the SXM4 module's GA100 (same SMs, clocks and peaks) on a 300 W card with
 # 1,935 GB/s (S2). Under a sustained tensor-core load its power limit holds the SM clock below
@@ -344,7 +352,8 @@ RTX3090 = GPUSpec(
     kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
     dram_latency=A100.dram_latency,  # no GDDR6X latency measurement found: the A100's
     nvlink_bandwidth=56.25e9,  # S3: NVLink bridge 112.5 GB/s total, two GPUs
-    allreduce_latency=A100.allreduce_latency, allreduce_efficiency=A100.allreduce_efficiency)
+    allreduce_latency=A100.allreduce_latency, allreduce_hop_latency=A100.allreduce_hop_latency,
+    allreduce_efficiency=A100.allreduce_efficiency)
 
 H100 = GPUSpec(
     name="h100",  # H100 SXM5 80GB
@@ -374,7 +383,8 @@ H100 = GPUSpec(
     dram_latency=4.20e-7,
     mma_warps=4,  # S4, S9: wgmma warpgroups
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
-    allreduce_latency=1.05e-5, allreduce_efficiency=0.578)  # C2 (vidur_allreduce.yaml)
+    allreduce_latency=5.338e-6, allreduce_hop_latency=8.445e-7,  # C7 (aiconfigurator_nccl)
+    allreduce_efficiency=0.6380)
 
 # H200: same GH100 compute, L2, SM and NVLink as H100 SXM (S6); its FP8 fraction is the H100's
 # scaled by the two GPUs' FP8 MAMF rows (C1, C5); the other fractions are the H100's (same HBM

@@ -1,0 +1,152 @@
+"""Serving frameworks' costs (lutcore.gpu._frameworks) and the preset deployments: hand-worked
+prices of each mechanism, and the constants are the calibration tool's fits."""
+
+import dataclasses
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import lutcore.gpu as gpu
+from experiments.lut_tensor_core import _measured
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+import calibrate_gpu  # noqa: E402
+
+LLAMA = gpu.llm_shape("llama2-7b")
+
+
+def _attention(framework, work, spec=gpu.A100):
+    deployment = gpu.Deployment(framework=framework)
+    return float(gpu.layer_breakdown(spec, LLAMA, deployment, work, launch=0.0)["attention"])
+
+
+def test_attention_call_and_sequence_costs_add_to_a_memory_bound_decode():
+    """One decode step of 4 sequences against 512 cached tokens is bound by its KV-cache read:
+    the framework's attention adds exactly its per-call time plus 4 x its per-sequence time."""
+    work = gpu.workload(4, 1, 512)
+    bare = _attention(gpu.FRAMEWORKS["bare"], work)
+    costly = gpu.Framework("t", "test", attention_call=1e-5, attention_sequence=2e-6)
+    assert _attention(costly, work) == pytest.approx(bare + 1e-5 + 4 * 2e-6, rel=1e-6)
+
+
+def test_attention_rate_divides_a_compute_bound_prefill():
+    """A 4096-token prefill is compute-bound: at half the rate its attention takes twice as
+    long (the fixed costs are zero)."""
+    work = gpu.workload(1, 4096)
+    bare = _attention(gpu.FRAMEWORKS["bare"], work)
+    half = gpu.Framework("t", "test", attention_rate=0.5)
+    assert _attention(half, work) == pytest.approx(2 * bare, rel=1e-6)
+
+
+def test_eager_norm_is_eight_kernels_at_the_framework_kernel_time():
+    """transformers' eager RMSNorm of one token (4096 wide) on an RTX 3090: 8 ATen kernels at
+    HF eager's fixed time, plus 18 FP16 elements moved per element at the streaming rate."""
+    spec, eager = gpu.RTX3090, gpu.DEPLOYMENTS["hf_eager"]
+    seconds = gpu.layer_breakdown(spec, LLAMA, eager, gpu.workload(1, 1),
+                                  launch=0.0)["attention_norm"]
+    bytes_moved = 4096 * (10 + 8) * 2.0 - 4096 * 2.0  # the residual read from the L2
+    expected = 8 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + max(
+        bytes_moved / spec.achievable_dram_bandwidth, 8 * 4096 * 8 / spec.cuda_core_flops)
+    assert float(seconds) == pytest.approx(expected, rel=1e-6)
+
+
+def test_framework_host_costs_replace_the_specs():
+    """A framework's step time is added once per forward pass; its launch time replaces the
+    spec's in the host model."""
+    work, base = gpu.workload(1, 1, 128), gpu.Deployment()
+    host = dataclasses.replace(base, framework=gpu.Framework("t", "test", step_overhead=1e-3))
+    before = float(gpu.model_latency(gpu.A100, LLAMA, base, work))
+    assert float(gpu.model_latency(gpu.A100, LLAMA, host, work)) == pytest.approx(
+        before + 1e-3, rel=1e-6)
+
+
+def test_bare_framework_is_the_default_deployment():
+    work = gpu.workload(2, 64)
+    assert gpu.Deployment().framework is gpu.FRAMEWORKS["bare"]
+    assert float(gpu.model_latency(gpu.H100, LLAMA, gpu.DEPLOYMENTS["llama_cpp"], work)) == \
+        pytest.approx(float(gpu.model_latency(gpu.H100, LLAMA,
+                                              gpu.Deployment(cuda_graphs=True), work)))
+
+
+def test_a_framework_must_be_a_record():
+    with pytest.raises(ValueError, match="framework must be a Framework record"):
+        gpu.Deployment(framework="tensorrt_llm")
+    with pytest.raises(ValueError, match="attention_rate must be in"):
+        gpu.Framework("t", "test", attention_rate=1.5)
+
+
+def test_unknown_preset_in_a_measured_set_is_named():
+    with pytest.raises(ValueError, match="preset 'tgi' unknown; allowed values: tensorrt_llm"):
+        _measured._deployment({"name": "x", "deployment": {"preset": "tgi"}})
+
+
+def test_eager_kernel_time_is_the_fit():
+    """At HF eager's kernel time its calibration rows (LLMServingSim RTX 3090, <= 16 tokens)
+    are unbiased (the tool's bisection, one evaluation)."""
+    eager = gpu.FRAMEWORKS["hf_eager"]
+    errors = calibrate_gpu.eager_errors(eager.kernel_latency)
+    assert abs(np.mean(errors)) < 2e-3
+    errors = calibrate_gpu.eager_errors(eager.kernel_latency, ("attention",),
+                                        attention_call=eager.attention_call)
+    assert abs(np.mean(errors)) < 2e-3
+
+
+def test_tensorrt_llm_attention_constants_are_the_fits():
+    fitted, record = calibrate_gpu.attention_constants(), gpu.FRAMEWORKS["tensorrt_llm"]
+    for field, value in fitted.items():
+        assert getattr(record, field) == pytest.approx(value, rel=5e-3), field
+
+
+@pytest.mark.parametrize("name", ["aiconfigurator_attention_a100_sxm.yaml",
+                                  "aiconfigurator_nccl.yaml"])
+def test_aiconfigurator_layer_sets_are_calibration(name):
+    """Issue 30 lets aiconfigurator's A100 / H100 SXM tables calibrate."""
+    data = _measured.load(name)
+    assert data["role"] == "calibration"
+    assert calibrate_gpu._load(name)["sets"]
+
+
+def test_ring_all_reduce_pays_a_step_latency_per_ring_step():
+    """2 (p - 1) steps: 8 GPUs take 14 step latencies, 2 GPUs take 2 (hand-worked, no bytes)."""
+    spec = dataclasses.replace(gpu.A100, allreduce_latency=1e-5, allreduce_hop_latency=1e-6)
+    assert float(gpu.all_reduce_seconds(spec, 8, 0.0)) == pytest.approx(1e-5 + 14e-6)
+    assert float(gpu.all_reduce_seconds(spec, 2, 0.0)) == pytest.approx(1e-5 + 2e-6)
+
+
+def test_attention_sets_price_the_attention_operator():
+    """An ``attention`` set row is the layer's attention operator under the set's preset."""
+    data = _measured.load("aiconfigurator_attention_a100_sxm.yaml")
+    entry = data["sets"][0]
+    labels, categories, measured, modeled = _measured.attention_points(data, entry)
+    b, t, c, ms = entry["points"][0]
+    shape = _measured._shape("x", {"hidden": entry["heads"] * 128, "ffn": 4 * entry["heads"],
+                                   "heads": entry["heads"], "kv_heads": entry["kv_heads"]})
+    expected = gpu.layer_breakdown(gpu.A100, shape, gpu.DEPLOYMENTS["tensorrt_llm"],
+                                   gpu.workload(b, t, c), launch=0.0)["attention"]
+    assert categories[0] == "operator" and measured[0] == pytest.approx(ms * 1e-3)
+    assert modeled[0] == pytest.approx(float(expected), rel=1e-6)
+
+
+def test_trusted_ranges_bin_validation_gemms_by_m():
+    """12 validation rows of one kernel at M <= 16 within 8 % count as trusted, 12 at M > 1024
+    beyond it; calibration rows and bins under 10 rows are not judged."""
+    import xarray as xr
+
+    from experiments import get
+
+    fig16 = get("lut-fig16").module
+    rows = ([("validation", 8, 5.0)] * 12 + [("validation", 4096, -20.0)] * 12
+            + [("calibration", 8, 50.0)] * 12 + [("validation", 64, 1.0)] * 3)
+    ds = xr.Dataset(
+        {"error": ("point", [e for _, _, e in rows])},
+        coords={"point": [f"s: cuBLAS x: {m}x4096x4096 #{i}" for i, (_, m, _) in
+                          enumerate(rows)],
+                "role": ("point", [r for r, _, _ in rows]),
+                "device": ("point", ["a100"] * len(rows)),
+                "set": ("point", ["cuBLAS x"] * len(rows)),
+                "category": ("point", ["gemm"] * len(rows))})
+    inside, outside = fig16.trusted_ranges(ds)
+    assert inside == ["a100 cuBLAS M 1-16 (5.0 %, 12 rows)"]
+    assert outside == ["a100 cuBLAS M > 1024 (20.0 %, 12 rows)"]
