@@ -129,25 +129,27 @@ CACHE = pathlib.Path("results", ".cache")  # what a later run may reuse; safe to
 COMMON_SMK = pathlib.Path(workflow.basedir, "workflow", "rules", "common.smk")
 
 
-def facts_key():
-    """SHA-256 of what the experiments' facts come from: the environment, the parameters and
-    the source of everything that checks or produces them (lutcore, experiments, their
-    reference files, this file)."""
-    digest = hashlib.sha256(json.dumps([sys.prefix, sys.version, PARAMS],
-                                       sort_keys=True).encode())
+def code_key():
+    """SHA-256 of what checks and produces the experiments' facts, the parameters aside: the
+    environment and the source of lutcore, experiments, their reference files and this file."""
+    digest = hashlib.sha256(json.dumps([sys.prefix, sys.version]).encode())
     for path in sorted([*LUTCORE_DIR.rglob("*.py"), *EXPERIMENTS_DIR.rglob("*.py"),
                         *REFERENCE_DIR.glob("*.yaml"), COMMON_SMK]):
         digest.update(f"{path}\0".encode() + path.read_bytes())
     return digest.hexdigest()
 
 
+CODE_KEY = code_key()
+
+
 def content_digest(facts):
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
-def cached_facts(path, key):
-    """The facts kept in ``path`` under ``key``, or None: missing, written for other code or
-    parameters, or (said in one line) unreadable or altered since written."""
+def cached_record(path, key, sound):
+    """What ``write_record`` kept in ``path`` under ``key`` (by experiment id) when ``sound(it)``,
+    or None: missing, written for other code or parameters, or (said in one line) unreadable or
+    altered."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -156,49 +158,78 @@ def cached_facts(path, key):
         record = err
     if isinstance(record, dict) and record.get("sha256") != key:
         return None
-    facts = record.get("experiments") if isinstance(record, dict) else None
-    if isinstance(facts, dict) and set(facts) == set(PARAMS) \
-            and record.get("content_sha256") == content_digest(facts):
-        return facts
+    kept = record.get("experiments") if isinstance(record, dict) else None
+    if isinstance(kept, dict) and sound(kept) \
+            and record.get("content_sha256") == content_digest(kept):
+        return kept
     problem = f"unreadable ({record})" if isinstance(record, Exception) else "altered"
     startup.note(f"{path} is {problem}; rebuilding it ({CACHE} is safe to delete)")
     return None
 
 
+def write_record(path, key, kept):
+    """Keep ``kept`` (by experiment id) in ``path`` under ``key``, atomically; silent when it cannot (the cache is
+    optional: the one warning about it comes below)."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps({"sha256": key, "content_sha256": content_digest(kept),
+                                       "experiments": kept}, indent=1, sort_keys=True))
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+
+
+def refuse_early(specs):
+    """Check the parameters of each experiment that ``specs`` (experiments/_spec.py, kept by an
+    earlier run of this code) describes, before any experiment is imported: a bad value stops
+    the run in about a second. What they do not cover is checked on import."""
+    from experiments import ConfigError
+    from experiments._spec import check_params
+
+    for experiment_id, params in PARAMS.items():
+        if experiment_id in specs:
+            try:
+                check_params(experiment_id, specs[experiment_id], params)
+            except ConfigError as err:
+                config_error(f"presets.{PRESET}: {err}")
+
+
 def check_experiments():
     """Check each experiment's parameters against its Config; the facts the rules need.
 
-    This imports every experiment (JAX, xarray, matplotlib, ...: seconds), so the answer is kept
-    in results/.cache, keyed by the parameters and every source file they are checked by; a rerun
-    with the same config and code (a no-op run, above all) reads it instead.
+    This imports every experiment (JAX and the models: seconds), so the answer is kept in
+    results/.cache, keyed by the parameters and every source file they are checked by; a rerun
+    with the same config and code (a no-op run, above all) reads it instead. Another config is
+    first checked against the Config specs kept for this code (``refuse_early``).
     """
-    key = facts_key()
-    cached = CACHE / f"config-{PRESET}.json"
-    facts = cached_facts(cached, key)
+    key = hashlib.sha256(f"{CODE_KEY}\0{json.dumps(PARAMS, sort_keys=True)}".encode()).hexdigest()
+    cached, specs_file = CACHE / f"config-{PRESET}.json", CACHE / "config-specs.json"
+    facts = cached_record(cached, key, lambda kept: set(kept) == set(PARAMS))
     if facts is not None:
         return facts
     try:
         from experiments import ConfigError, describe, get, make_config
+        from experiments._spec import config_spec
     except ImportError as err:
         config_error(f"cannot import lutcore's experiments ({err}); "
                      "run: python3 -m pip install -e '.[all]'")
+    specs = cached_record(specs_file, CODE_KEY, lambda kept: True) or {}
+    refuse_early(specs)
     try:
-        for experiment_id, params in PARAMS.items():
-            make_config(get(experiment_id), params)
+        with startup.deferred_imports():  # their plotting and xarray are not needed here
+            for experiment_id, params in PARAMS.items():
+                make_config(get(experiment_id), params)
     except ConfigError as err:
         config_error(f"presets.{PRESET}: {err}")
     facts = json.loads(json.dumps(
         {i: {"paper": get(i).paper, "title": get(i).title,
              "file": importlib.import_module(describe(i).module).__file__,
              **experiment_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}))
-    partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-    try:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        partial.write_text(json.dumps({"sha256": key, "content_sha256": content_digest(facts),
-                                       "experiments": facts}, indent=1, sort_keys=True))
-        partial.replace(cached)
-    except OSError:
-        pass  # the cache is optional: the one warning about it comes below
+    write_record(cached, key, facts)
+    new_specs = json.loads(json.dumps({i: config_spec(get(i).config) for i in PARAMS}))
+    if any(specs.get(i) != spec for i, spec in new_specs.items()):
+        write_record(specs_file, CODE_KEY, {**specs, **new_specs})
     return facts
 
 
