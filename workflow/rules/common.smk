@@ -177,7 +177,7 @@ def write_record(path, key, kept):
                                        "experiments": kept}, indent=1, sort_keys=True))
         partial.replace(path)
     except OSError:
-        partial.unlink(missing_ok=True)
+        pass  # a partial file is removed at the next start (startup.remove_temporaries)
 
 
 def refuse_early(specs):
