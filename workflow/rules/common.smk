@@ -236,14 +236,19 @@ def check_experiments():
 EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file, needs
 
 
+def stdlib_module(name):
+    """lutcore's module ``name`` (one of the stdlib-only ones), loaded from its file without
+    importing lutcore and JAX."""
+    spec = importlib.util.spec_from_file_location(f"lutcore_{name}", LUTCORE_DIR / f"{name}.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
 def preflight():
     """Stop before any job, in one line, when a selected experiment needs a package or a data
-    file that is not installed (lutcore/_packages.py: stdlib only, read without importing
-    lutcore and JAX)."""
-    spec = importlib.util.spec_from_file_location("lutcore_packages",
-                                                  LUTCORE_DIR / "_packages.py")
-    packages = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(packages)
+    file that is not installed (lutcore/_packages.py)."""
+    packages = stdlib_module("_packages")
     for i in SELECTED:
         for need in EXPERIMENTS[i]["needs"]:
             try:
@@ -275,14 +280,12 @@ def paper_ids(paper):
 # use another working directory (--directory).
 SYNTHESIS_CACHE = str(EXPERIMENTS_DIR / "synthesis_cache")
 SYNTH_FLOWS = sorted({f for i in SELECTED for f in EXPERIMENTS[i]["flows"]})
-# What a synthesis result depends on: the RTL generators and the flow (synth/), the cell table,
-# the clock (_release) and the ExSdotp widths (numerics/_units).
-SYNTHESIS_SOURCES = sorted(
-    [str(p) for p in (LUTCORE_DIR / "ppa" / "synth").glob("*.py")]
-    + [str(LUTCORE_DIR / path)
-       for path in ("ppa/_cells.py", "ppa/_release.py", "numerics/_units.py")])
 SYNTHESIZED = sorted({d for i in SELECTED if EXPERIMENTS[i]["synthesize"]
                       for d in EXPERIMENTS[i]["synthesis"]})
+# What a synthesis result depends on: the synth package and every lutcore module it imports
+# (lutcore.ppa.synth._cache.PRODUCER, which its cache files are keyed by; 0.3 s to read)
+SYNTHESIS_SOURCES = [str(p) for p in stdlib_module("_provenance").closure(
+    (LUTCORE_DIR / "ppa" / "synth").glob("*.py"))] if SYNTHESIZED else []
 
 
 def sources_of(experiment_id):
