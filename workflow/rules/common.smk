@@ -36,6 +36,10 @@ FRAMEWORK = str(EXPERIMENTS_DIR / "_framework.py")
 REFERENCE_DIR = EXPERIMENTS_DIR / "reference"
 REFERENCE_FILES = sorted(str(p) for p in REFERENCE_DIR.glob("*.yaml"))
 
+# Synthesis results (lutcore.ppa.synth), committed; absolute, like the sources, since a run may
+# use another working directory (--directory).
+SYNTHESIS_CACHE = str(EXPERIMENTS_DIR / "synthesis_cache")
+
 
 def yaml_typed(value):
     """``value`` with its strings that YAML reads as a number or boolean read so: Snakemake
@@ -113,16 +117,20 @@ BATCHED = {i for ids in BATCHES.values() for i in ids}
 def experiment_facts(experiment, config):
     """The designs whose synthesis cache files an experiment reads (its optional
     ``synthesis_designs(config)``), whether the preset brings them up to date first (its
-    config's ``synthesize``), and what it needs installed (its optional
-    ``external_inputs(config)``, and Yosys to synthesize)."""
+    config's ``synthesize``), what writes those files (the sources and tools they are keyed
+    by), and what it needs installed (its optional ``external_inputs(config)``, and Yosys to
+    synthesize)."""
     needs = [need._asdict() for need in (experiment.external_inputs or (lambda config: []))(config)]
     if experiment.synthesis_designs is None:
-        return {"synthesis": [], "synthesize": False, "flows": [], "needs": needs}
-    from lutcore.ppa.synth import FLOWS, YOSYS
+        return {"synthesis": [], "synthesize": False, "flows": [], "producer": None,
+                "needs": needs}
+    from lutcore.ppa.synth import FLOWS, PRODUCER, TOOLS, YOSYS
 
     synthesize = bool(config.synthesize)
     return {"synthesis": list(experiment.synthesis_designs(config)), "synthesize": synthesize,
-            "flows": list(FLOWS), "needs": needs + [YOSYS._asdict()] * synthesize}
+            "flows": list(FLOWS), "producer": {"files": list(map(str, PRODUCER)),
+                                               "tools": list(TOOLS)},
+            "needs": needs + [YOSYS._asdict()] * synthesize}
 
 
 CACHE = pathlib.Path("results", ".cache")  # what a later run may reuse; safe to delete
@@ -247,7 +255,8 @@ def stdlib_module(name):
 
 def preflight():
     """Stop before any job, in one line, when a selected experiment needs a package or a data
-    file that is not installed (lutcore/_packages.py)."""
+    file that is not installed (lutcore/_packages.py), or reads synthesis results that the
+    installed code did not write (``stale_synthesis``)."""
     packages = stdlib_module("_packages")
     for i in SELECTED:
         for need in EXPERIMENTS[i]["needs"]:
@@ -255,6 +264,39 @@ def preflight():
                 packages.PackageData(**need).locate()
             except FileNotFoundError as err:
                 config_error(f"{i} needs {err}", kind="preflight")
+    stale = stale_synthesis()
+    if stale:
+        designs = sorted({p.name.split(".")[0] for paths in stale.values() for p in paths})
+        config_error(f"synthesis results that other code or tools wrote, read by "
+                     f"{', '.join(stale)}, e.g. {next(iter(stale.values()))[0]}; rebuild them with `python "
+                     f"workflow/scripts/synthesize.py {' '.join(designs)}` (needs the synth "
+                     "extra; Yosys reruns only where the Verilog, library, script, parser or "
+                     "tools changed)", kind="preflight")
+
+
+def stale_synthesis():
+    """Experiment id -> the synthesis cache files it reads without synthesizing them whose
+    ``producer`` is not the installed code and tools (lutcore.ppa.synth.read_cached would stop
+    its job on them); the sources digested in milliseconds (lutcore/_provenance.py)."""
+    provenance, installed, stale = stdlib_module("_provenance"), {}, {}
+    for i in SELECTED:
+        facts = EXPERIMENTS[i]
+        if facts["synthesize"] or not facts["synthesis"]:
+            continue
+        files, tools = tuple(facts["producer"]["files"]), tuple(facts["producer"]["tools"])
+        if (files, tools) not in installed:
+            installed[files, tools] = {"sources": provenance.digest(map(pathlib.Path, files)),
+                                       "tools": provenance.versions(tools)}
+        for design in facts["synthesis"]:
+            for flow in facts["flows"]:
+                path = pathlib.Path(SYNTHESIS_CACHE, f"{design}.{flow}.json")
+                try:
+                    written = json.loads(path.read_text(encoding="utf-8")).get("producer")
+                except (OSError, ValueError, AttributeError):
+                    written = None
+                if written != installed[files, tools]:
+                    stale.setdefault(i, []).append(path)
+    return stale
 
 
 if workflow.is_main_process:  # not in a job's own Snakemake (a cluster job)
@@ -276,16 +318,13 @@ def paper_ids(paper):
                     if EXPERIMENTS[i]["paper"] == paper and i not in BATCHED)
 
 
-# Synthesis results (lutcore.ppa.synth), committed; absolute, like the sources, since a run may
-# use another working directory (--directory).
-SYNTHESIS_CACHE = str(EXPERIMENTS_DIR / "synthesis_cache")
 SYNTH_FLOWS = sorted({f for i in SELECTED for f in EXPERIMENTS[i]["flows"]})
 SYNTHESIZED = sorted({d for i in SELECTED if EXPERIMENTS[i]["synthesize"]
                       for d in EXPERIMENTS[i]["synthesis"]})
 # What a synthesis result depends on: the synth package and every lutcore module it imports
-# (lutcore.ppa.synth._cache.PRODUCER, which its cache files are keyed by; 0.3 s to read)
-SYNTHESIS_SOURCES = [str(p) for p in stdlib_module("_provenance").closure(
-    (LUTCORE_DIR / "ppa" / "synth").glob("*.py"))] if SYNTHESIZED else []
+# (lutcore.ppa.synth.PRODUCER, which its cache files are keyed by)
+SYNTHESIS_SOURCES = sorted({f for i in SELECTED if EXPERIMENTS[i]["synthesize"]
+                            for f in EXPERIMENTS[i]["producer"]["files"]})
 
 
 def sources_of(experiment_id):

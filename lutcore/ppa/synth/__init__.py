@@ -16,7 +16,7 @@ them and the experiments only read them (``read_cached`` refuses an entry of oth
 from lutcore import _face
 
 from . import blocks
-from ._cache import cache_file, read_cached, synthesize_cached
+from ._cache import PRODUCER, TOOLS, cache_file, read_cached, synthesize_cached
 from ._designs import (
     ALL_DESIGNS,
     FPU_SYNTH_DESIGNS,
