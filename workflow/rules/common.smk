@@ -176,8 +176,8 @@ def cached_record(path, key, sound):
 
 
 def write_record(path, key, kept):
-    """Keep ``kept`` (by experiment id) in ``path`` under ``key``, atomically; silent when it cannot (the cache is
-    optional: the one warning about it comes below)."""
+    """Keep ``kept`` (by experiment id) in ``path`` under ``key``, atomically; silent when it
+    cannot (the cache is optional: the one warning about it comes below)."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         CACHE.mkdir(parents=True, exist_ok=True)
@@ -241,7 +241,7 @@ def check_experiments():
     return facts
 
 
-EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file, needs
+EXPERIMENTS = check_experiments()  # id -> paper, title, module file, synthesis facts, needs
 
 
 def stdlib_module(name):
@@ -268,10 +268,10 @@ def preflight():
     if stale:
         designs = sorted({p.name.split(".")[0] for paths in stale.values() for p in paths})
         config_error(f"synthesis results that other code or tools wrote, read by "
-                     f"{', '.join(stale)}, e.g. {next(iter(stale.values()))[0]}; rebuild them with `python "
-                     f"workflow/scripts/synthesize.py {' '.join(designs)}` (needs the synth "
-                     "extra; Yosys reruns only where the Verilog, library, script, parser or "
-                     "tools changed)", kind="preflight")
+                     f"{', '.join(stale)}, e.g. {next(iter(stale.values()))[0]}; rebuild them "
+                     f"with `python workflow/scripts/synthesize.py {' '.join(designs)}` (needs "
+                     "the synth extra; Yosys reruns only where the Verilog, library, script, "
+                     "parser or tools changed)", kind="preflight")
 
 
 def stale_synthesis():
