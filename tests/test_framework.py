@@ -2,6 +2,7 @@
 
 import dataclasses
 import inspect
+import json
 import typing
 from typing import Literal
 
@@ -13,6 +14,7 @@ from experiments import (
     ConfigError,
     Experiment,
     _framework,
+    _spec,
     collect_claims,
     get,
     make_config,
@@ -139,6 +141,38 @@ def test_every_experiment_refuses_non_finite_floats_and_negative_integers():
                     make_config(record, {field.name: value})
                 checked += 1
     assert checked > 60
+
+
+def _outcome(check, params):
+    try:
+        check(params)
+    except ConfigError as err:
+        return str(err)
+    except Exception as err:  # a Config's own check that fails otherwise (lut-table4 cases)
+        return type(err).__name__
+    return None
+
+
+@pytest.mark.parametrize("record", [FAKE, SIZED, *(r for _, r in sorted(registry().items()))],
+                         ids=lambda record: record.id)
+def test_a_config_spec_refuses_what_make_config_refuses(record):
+    """The workflow checks a changed config against the specs it kept (JSON) before importing
+    any experiment: the same message for every refusal, no refusal make_config would not make
+    (it leaves __post_init__'s checks to the import)."""
+    spec = json.loads(json.dumps(_spec.config_spec(record.config)))
+    assert _spec.check_params(record.id, spec, {}) is None
+    values = (-1, 0, 1, True, 2.5, float("nan"), "x", "rtz", [], [1, 2], [2, 1], ["fp8->fp16"],
+              10**12, [10**9])
+    refused = 0
+    for params in [{"nosuch": 1}, *({f.name: v} for f in dataclasses.fields(record.config)
+                                    for v in values)]:
+        real = _outcome(lambda p: make_config(record, p), params)
+        early = _outcome(lambda p: _spec.check_params(record.id, spec, p), params)
+        assert early is None or early == real, params
+        refused += early is not None
+    assert refused >= 1 + len(dataclasses.fields(record.config))
+    if record is FAKE:
+        assert _spec.check_params("fake-fig0", spec, {"trials": 0}) is None  # __post_init__'s
 
 
 def test_post_init_errors_name_the_experiment():

@@ -3,6 +3,7 @@ in a temporary working directory."""
 
 import hashlib
 import json
+import subprocess
 
 import pytest
 import xarray as xr
@@ -12,7 +13,14 @@ from experiments import VERDICTS, get, registry
 from experiments._framework import NUMERIC
 from lutcore.ppa.synth import FLOWS
 
-from conftest import PIPELINE_SAMPLE, ROOT, SAMPLE_CONFIG, snakemake
+from conftest import (
+    PIPELINE_SAMPLE,
+    ROOT,
+    SAMPLE_CONFIG,
+    checkout_env,
+    snakemake,
+    snakemake_command,
+)
 
 CONFIG = yaml.safe_load((ROOT / "workflow" / "config.yaml").read_text())
 # The files of one experiment in the quick preset (its figure_formats: no PDF)
@@ -232,3 +240,22 @@ def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, confi
     assert len(errors) == 1 and errors[0].startswith(expected), done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.slow
+def test_a_bad_value_is_refused_before_any_experiment_is_imported(tmp_path):
+    """A run of this code keeps the experiments' Config specs (results/.cache): another config
+    with a bad value then stops in about a second, without importing JAX or an experiment."""
+    assert snakemake(tmp_path, "-n", "--config", "preset=quick").returncode == 0
+    bad = snakemake_command(tmp_path, "-n", "--config", "preset=quick",
+                            "presets={quick: {mfnn-fig9: {trials: -5}}}")
+    done = subprocess.run([bad[0], "-X", "importtime", *bad[1:]], capture_output=True,
+                          text=True, env=checkout_env())
+    assert done.returncode != 0
+    timed = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    imported = {line.split("|")[-1].strip() for line in timed}
+    assert "snakemake" in imported and not imported & {"jax", "experiments.minifloat_nn"}
+    assert [line for line in done.stderr.splitlines()
+            if "error" in line.lower() and line not in timed] == [
+        "lutcore config error: presets.quick: mfnn-fig9.trials: expected an integer >= 0, "
+        "got -5"]

@@ -138,6 +138,38 @@ def test_a_missing_model_file_is_found_before_any_job(run_copy, tmp_path):
     assert "rule " not in done.stdout + done.stderr  # no job started
 
 
+@pytest.mark.slow
+def test_synthesis_results_of_other_code_are_found_before_any_job(tmp_path):
+    """The quick preset reads the committed synthesis cache; in a copy of the checkout where one
+    module the synthesis imports (the ExSdotp widths) gained a comment, the run stops before any
+    job, naming a file and the command that rebuilds them."""
+    source, workdir = tmp_path / "source", tmp_path / "run"
+    for part in ("lutcore", "experiments", "workflow", "profiles"):
+        shutil.copytree(ROOT / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "Snakefile", source)
+    workdir.mkdir()
+    env = dict(checkout_env(), PYTHONPATH=str(source))
+
+    def dry_run():  # the copy's Snakefile and packages (cwd: `python -m` looks there first)
+        command = [sys.executable, "-m", "snakemake", "--snakefile", str(source / "Snakefile"),
+                   "--directory", str(workdir), "--cores", "all", "-n", "--config",
+                   "preset=quick", "experiments=[mfnn-fig7]"]
+        return subprocess.run(command, capture_output=True, text=True, env=env, cwd=source)
+    done = dry_run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    widths = source / "lutcore" / "numerics" / "_units.py"
+    widths.write_text(widths.read_text() + "# an edit\n")
+    done = dry_run()
+    cache = source / "experiments" / "synthesis_cache"
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert lines_with(done.stderr, "error") == [
+        f"lutcore preflight error: synthesis results that other code or tools wrote, read by "
+        f"mfnn-fig7, e.g. {cache / 'exsdotp_fp8_fp16.area.json'}; rebuild them with `python "
+        "workflow/scripts/synthesize.py exfma_fp8_fp16 exsdotp_fp8_fp16` (needs the synth "
+        "extra; Yosys reruns only where the Verilog, library, script, parser or tools changed)"]
+    assert not (workdir / "results" / "data").exists()
+
+
 def test_package_data_names_what_is_missing_and_how_to_install_it():
     need = PackageData("a model", "lutcore_no_such_package", "pip install it")
     with pytest.raises(FileNotFoundError, match="^a model: package lutcore_no_such_package is "

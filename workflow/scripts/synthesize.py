@@ -5,6 +5,10 @@ output per design and flow, ``<cache dir>/<design>.<flow>.json``. From a shell:
 
     python workflow/scripts/synthesize.py release_lut_dp4 fp16_add \
         --cache-dir experiments/synthesis_cache
+    python workflow/scripts/synthesize.py        # every design
+
+A design whose entry was written by other lutcore code is re-keyed without Yosys when its
+Verilog, library files, script, parser and tools are unchanged (lutcore.ppa.synth._cache).
 
 A design whose cache is current is not synthesized again; its files are rewritten with the same
 bytes (so their modification time is newer than the sources').
@@ -35,12 +39,16 @@ def bring_up_to_date(designs, flows, cache_dir: pathlib.Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Synthesize lutcore designs into the cache.")
-    parser.add_argument("designs", nargs="+", choices=sorted(synth.ALL_DESIGNS),
-                        metavar="design", help="design names (lutcore.ppa.synth.ALL_DESIGNS)")
+    parser.add_argument("designs", nargs="*", metavar="design",
+                        help="design names (lutcore.ppa.synth.ALL_DESIGNS; none: all of them)")
     parser.add_argument("--cache-dir", type=pathlib.Path,
                         default=pathlib.Path("experiments/synthesis_cache"))
     args = parser.parse_args(argv)
-    bring_up_to_date(args.designs, synth.FLOWS, args.cache_dir)
+    unknown = sorted(set(args.designs) - set(synth.ALL_DESIGNS))
+    if unknown:  # not argparse's choices: Python 3.11 checks them against an empty list
+        parser.error(f"unknown design(s) {', '.join(unknown)}; allowed values: "
+                     f"{', '.join(synth.ALL_DESIGNS)}")
+    bring_up_to_date(args.designs or list(synth.ALL_DESIGNS), synth.FLOWS, args.cache_dir)
 
 
 if "snakemake" in globals():  # run as a Snakemake script: the rule names the files

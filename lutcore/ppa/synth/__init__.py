@@ -8,15 +8,15 @@ the same cell table the structural model uses (``liberty_text`` for Yosys, ``gen
 ABC's mapper, both with the cells' constant delays). ``synthesize`` returns the mapped cells,
 the area in um^2 and the critical path in ps, under one of two ``FLOWS``: ``area`` (no delay
 target) or ``clock`` (the paper's 1 ns at 28nm mapped onto NanGate45, ``DELAY_TARGET_PS``).
-``synthesize_cached`` keeps one JSON per design and flow, holding the hash of everything that
-determines it; the workflow's synthesis rule (``workflow/rules/synthesis.smk``) writes them and
-the experiments only read them.
+``synthesize_cached`` keeps one JSON per design and flow, keyed by the code and tools that
+produce it (``_cache``); the workflow's synthesis rule (``workflow/rules/synthesis.smk``) writes
+them and the experiments only read them (``read_cached`` refuses an entry of other code).
 """
 
 from lutcore import _face
 
 from . import blocks
-from ._cache import cache_file, read_cached, synthesize_cached
+from ._cache import PRODUCER, TOOLS, cache_file, read_cached, synthesize_cached
 from ._designs import (
     ALL_DESIGNS,
     FPU_SYNTH_DESIGNS,
