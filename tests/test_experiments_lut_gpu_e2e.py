@@ -318,6 +318,8 @@ def test_table4_rows_claim_compares_every_latency_with_the_papers():
 def test_table4_bad_config():
     with pytest.raises(ConfigError, match="cases"):
         make_config(TABLE4, {"cases": [["gpt-5", 1, 1]]})
+    with pytest.raises(ConfigError, match=r"cases: 1 must be \[model, batch, tokens\]"):
+        make_config(TABLE4, {"cases": [1]})  # a bare number, not a case (a TypeError before)
     with pytest.raises(ConfigError, match="lut_scale"):
         make_config(TABLE4, {"lut_scale": 3})
 

@@ -60,9 +60,10 @@ class Config:
         check_choice("weight_bits", self.weight_bits, (1, 2, 4))
         check_choice("activation", self.activation, ("fp16", "int8", "fp8"))
         for case in self.cases:
-            if (len(case) != 3 or case[0] not in gpu.LLMS
+            case = list(case) if isinstance(case, (list, tuple)) else case
+            if (not isinstance(case, list) or len(case) != 3 or case[0] not in gpu.LLMS
                     or not all(isinstance(v, int) and v >= 1 for v in case[1:])):
-                raise ConfigError(f"cases: {list(case)} must be [model, batch, tokens] with a "
+                raise ConfigError(f"cases: {case!r} must be [model, batch, tokens] with a "
                                   f"model of {', '.join(gpu.LLMS)} and positive integers")
 
 
