@@ -11,6 +11,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - ``gemm_prologue`` and ``gemv_dram_efficiency`` (vidur_*.yaml): the M = 1 projection GEMMs
   (cuBLAS GEMV-class kernels, DRAM-bound), seconds = kernel_latency + t1 + bytes / (eta x DRAM),
   bytes = the weights, the input row and the output row;
+- ``gemv_dram_efficiency`` of the A100 SXM4 module (aiconfigurator_a100_sxm.yaml, ``OWN_GEMV``):
+  the DRAM fraction for which the tile model is unbiased on its own BF16 GEMMs with M <= 16
+  (cuBLAS GEMV-class kernels, DRAM-bound; CUDA graph over 5 weight copies, so L2 defeated), by
+  bisection, gemm_prologue as Vidur's card sets it: the module's own measurement, not the
+  300 W PCIe card's (Vidur's 0.8314 of 1935 GB/s stays the PCIe card's);
 - ``tensor_efficiency`` of the A100 (mamf_stas00.yaml, thonking_inputs_a100.yaml and
   torchperf_sxm.yaml: every 16-bit GEMM row of a 400 W SXM4 module): the 16-bit fraction for
   which the tile model at the module's 1410 MHz boost clock is unbiased (mean relative error 0)
@@ -437,11 +442,42 @@ def attention_constants() -> dict:
             "attention_sequence": float(sequence)}
 
 
+# The GPUs whose GEMM DRAM rate is fitted on their own L2-defeated GEMV-class GEMMs instead of
+# the Vidur card's (module doc): GPU -> (set, format)
+OWN_GEMV = {"a100": ("aiconfigurator_a100_sxm.yaml", "bf16")}
+
+
+def gemv_errors(gpu_name: str, eta: float, max_m: int = 16) -> np.ndarray:
+    """Relative errors of the tile model on the ``OWN_GEMV`` rows of ``gpu_name`` with
+    M <= ``max_m`` (DRAM-bound GEMV-class GEMMs, priced as lut-fig16 prices them) with its GEMM
+    DRAM fraction at ``eta``."""
+    from experiments.lut_tensor_core import _measured
+
+    name, act = OWN_GEMV[gpu_name]
+    data = _load(name)
+    spec = dataclasses.replace(_spec(gpu_name), gemv_dram_efficiency=eta)
+    errors = []
+    for entry in data["sets"]:
+        if entry.get("act") == act and entry["kernel"] == "cublas":
+            _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
+            keep = np.array([point[0] for point in entry["points"]]) <= max_m
+            errors += list((modeled / measured - 1)[keep])
+    return np.array(errors)
+
+
+def own_gemv_efficiency(gpu_name: str) -> float:
+    """The GEMM DRAM fraction leaving ``gpu_name``'s own GEMV-class rows unbiased."""
+    return _bisect(lambda eta: float(np.mean(gemv_errors(gpu_name, eta))), 0.3, 1.0)
+
+
 def constants() -> dict:
     """{gpu: {field: value}} of the memory and all-reduce constants of every calibrated GPU."""
     memory = {g: memory_constants(g) for g in VIDUR}
-    return {gpu: {**memory[MEMORY_FROM[gpu]], **allreduce_constants(ALLREDUCE[gpu])}
-            for gpu in MEMORY_FROM}
+    out = {gpu: {**memory[MEMORY_FROM[gpu]], **allreduce_constants(ALLREDUCE[gpu])}
+           for gpu in MEMORY_FROM}
+    for gpu in OWN_GEMV:
+        out[gpu]["gemv_dram_efficiency"] = own_gemv_efficiency(gpu)
+    return out
 
 
 if __name__ == "__main__":
