@@ -230,7 +230,8 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "TensorRT-LLM cudaFp8Utils.cu (dynamic per-tensor quantization), then cuBLASLt",
            rates="tensorrt_llm", acts=("fp8", "int8"), pre="quantize"),
     Kernel("trtllm_gemm", "TensorRT-LLM GEMM plugin", "tensor_core", "activation", Work(),
-           "TensorRT-LLM engines' GEMMs (cuBLASLt, static scales) at its own rates",
+           "TensorRT-LLM's dense GEMMs (its engines' cuBLASLt GEMMs, static scales; its PyTorch "
+           "flow's Linear, the cuBLAS its release ships) at its own rates",
            rates="tensorrt_llm"),
     Kernel("trtllm_smoothquant", "TensorRT-LLM SmoothQuant plugin", "tensor_core", "activation",
            Work(tiles=("trtllm_int8",)),
