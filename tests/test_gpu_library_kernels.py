@@ -278,3 +278,17 @@ def test_quantize_step_block_rounds():
     rounds = {name: _kernels.scale_rounds(gpu.gpu_spec(name))
               for name in ("h100", "h200", "a100", "rtx3090")}
     assert rounds == {"h100": 4, "h200": 4, "a100": 5, "rtx3090": 7}
+
+
+@pytest.mark.parametrize("k, allowed", [(4096, {1, 2, 4}), (12288, {1, 2, 3, 4, 6}),
+                                        (1024, {1, 2, 4})])
+def test_trtllm_weight_only_splits_k_into_whole_k_slabs(k, allowed):
+    """T8 sm80: the interleaved weight layout needs K / split_k a multiple of the 64-deep k-slab
+    (the launcher throws otherwise and the profiler drops the tactic): every pick over M and N
+    is an allowed split; K = 4096 (64 slabs) splits 1, 2 or 4, never 3 (1365 rows: the model
+    picked it at M = 16, N = 1024 before), 5, 6 or 7."""
+    m, n = np.array([[8.0], [16.0], [32.0], [64.0], [256.0]]), np.array([1024.0, 4096.0])
+    picked = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, n, k, weight_bits=8,
+                              group_size=0)
+    assert set(np.asarray(picked.split_k).ravel().tolist()) <= allowed
+    assert {s for s in range(1, 8) if (k // s) % 64 == 0} == allowed  # the C++ test, by hand

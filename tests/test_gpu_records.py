@@ -65,12 +65,12 @@ def test_bad_records_name_the_field(make, match):
 def test_a_library_runs_at_its_own_rate():
     """TensorRT-LLM's kernels (rates "tensorrt_llm") take the H100's FP8 rate calibrated on
     its own GEMMs; cuBLAS at other libraries' rate the MAMF fraction; where a library has no
-    rate of its own (A100 FP16) both are the GPU's."""
+    rate of its own (RTX 3090 FP16) both are the GPU's."""
     m = np.array([8192.0])
     h100 = {k: gpu.hardware(gpu.H100, k, "fp8", 8).macs for k in ("cublas", "trtllm_gemm")}
     assert float(h100["trtllm_gemm"] / h100["cublas"]) == pytest.approx(
         gpu.H100.efficiency("fp8", "tensorrt_llm") / gpu.H100.efficiency("fp8"))
     assert gpu.H100.efficiency("fp8", "tensorrt_llm") < gpu.H100.efficiency("fp8")
-    a100 = [gpu.gemm_latency(gpu.A100, k, m, 4096, 4096).seconds
-            for k in ("cublas", "trtllm_gemm")]
-    np.testing.assert_array_equal(*a100)
+    rtx = [gpu.gemm_latency(gpu.RTX3090, k, m, 4096, 4096).seconds
+           for k in ("cublas", "trtllm_gemm")]
+    np.testing.assert_array_equal(*rtx)

@@ -11,6 +11,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - ``gemm_prologue`` and ``gemv_dram_efficiency`` (vidur_*.yaml): the M = 1 projection GEMMs
   (cuBLAS GEMV-class kernels, DRAM-bound), seconds = kernel_latency + t1 + bytes / (eta x DRAM),
   bytes = the weights, the input row and the output row;
+- ``gemv_dram_efficiency`` of the A100 SXM4 module (aiconfigurator_a100_sxm.yaml, ``OWN_GEMV``):
+  the DRAM fraction for which the tile model is unbiased on its own BF16 GEMMs with M <= 16
+  (cuBLAS GEMV-class kernels, DRAM-bound; CUDA graph over 5 weight copies, so L2 defeated), by
+  bisection, gemm_prologue as Vidur's card sets it: the module's own measurement, not the
+  300 W PCIe card's (Vidur's 0.8314 of 1935 GB/s stays the PCIe card's);
 - ``tensor_efficiency`` of the A100 (mamf_stas00.yaml, thonking_inputs_a100.yaml and
   torchperf_sxm.yaml: every 16-bit GEMM row of a 400 W SXM4 module): the 16-bit fraction for
   which the tile model at the module's 1410 MHz boost clock is unbiased (mean relative error 0)
@@ -37,6 +42,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - TensorRT-LLM's FP8 rate on the H200: the H100's times the ratio of the two FP8 MAMF rows
   (mamf_stas00.yaml, like for like: the best shapes of one search on each GPU); the GPUs' own FP8
   fractions (other libraries) reproduce their MAMF rows;
+- TensorRT-LLM's 16-bit rate on the A100 and the H100 (aiconfigurator_{a100,h100}_sxm.yaml,
+  ``library_efficiency``): the fraction for which its BF16 Linear (``trtllm_gemm``: the cuBLAS
+  its release ships) is unbiased on the compute-bound rows (M >= 1024), by bisection; on the
+  shapes both time, the H100 rows run 6-11 % faster than Vidur's (older PyTorch / cuBLAS), so
+  the rate is the library's, beside the GPU's own 16-bit fraction;
 - the A100's INT8 fraction (aiconfigurator_a100_sxm.yaml): the fraction for which TensorRT-LLM's
   SmoothQuant INT8 GEMMs (``trtllm_smoothquant``) are unbiased at M >= 1024, by bisection;
 - the fixed cost of TensorRT's per-layer profiler (``_library.TIMING_OVERHEAD``,
@@ -254,9 +264,13 @@ def vidur_efficiency(name: str) -> float:
 
 # TensorRT-LLM's GEMMs (aiconfigurator, role calibration): (GPU, act) -> set
 APPLICATION_SETS = {("h100", "fp8"): "aiconfigurator_h100_sxm.yaml",
-                    ("a100", "int8"): "aiconfigurator_a100_sxm.yaml"}
-# the rate each sets: TensorRT-LLM's own FP8 rate (library_efficiency), the A100's INT8 rate
-LIBRARY = {("h100", "fp8"): "tensorrt_llm", ("a100", "int8"): ""}
+                    ("a100", "int8"): "aiconfigurator_a100_sxm.yaml",
+                    ("h100", "bf16"): "aiconfigurator_h100_sxm.yaml",
+                    ("a100", "bf16"): "aiconfigurator_a100_sxm.yaml"}
+# the rate each sets: TensorRT-LLM's own FP8 and 16-bit rates (library_efficiency), the A100's
+# INT8 rate
+LIBRARY = {("h100", "fp8"): "tensorrt_llm", ("a100", "int8"): "",
+           ("h100", "bf16"): "tensorrt_llm", ("a100", "bf16"): "tensorrt_llm"}
 
 
 def application_errors(gpu_name: str, act: str, fraction: float,
@@ -437,11 +451,42 @@ def attention_constants() -> dict:
             "attention_sequence": float(sequence)}
 
 
+# The GPUs whose GEMM DRAM rate is fitted on their own L2-defeated GEMV-class GEMMs instead of
+# the Vidur card's (module doc): GPU -> (set, format)
+OWN_GEMV = {"a100": ("aiconfigurator_a100_sxm.yaml", "bf16")}
+
+
+def gemv_errors(gpu_name: str, eta: float, max_m: int = 16) -> np.ndarray:
+    """Relative errors of the tile model on the ``OWN_GEMV`` rows of ``gpu_name`` with
+    M <= ``max_m`` (DRAM-bound GEMV-class GEMMs, priced as lut-fig16 prices them) with its GEMM
+    DRAM fraction at ``eta``."""
+    from experiments.lut_tensor_core import _measured
+
+    name, act = OWN_GEMV[gpu_name]
+    data = _load(name)
+    spec = dataclasses.replace(_spec(gpu_name), gemv_dram_efficiency=eta)
+    errors = []
+    for entry in data["sets"]:
+        if entry.get("act") == act:
+            _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
+            keep = np.array([point[0] for point in entry["points"]]) <= max_m
+            errors += list((modeled / measured - 1)[keep])
+    return np.array(errors)
+
+
+def own_gemv_efficiency(gpu_name: str) -> float:
+    """The GEMM DRAM fraction leaving ``gpu_name``'s own GEMV-class rows unbiased."""
+    return _bisect(lambda eta: float(np.mean(gemv_errors(gpu_name, eta))), 0.3, 1.0)
+
+
 def constants() -> dict:
     """{gpu: {field: value}} of the memory and all-reduce constants of every calibrated GPU."""
     memory = {g: memory_constants(g) for g in VIDUR}
-    return {gpu: {**memory[MEMORY_FROM[gpu]], **allreduce_constants(ALLREDUCE[gpu])}
-            for gpu in MEMORY_FROM}
+    out = {gpu: {**memory[MEMORY_FROM[gpu]], **allreduce_constants(ALLREDUCE[gpu])}
+           for gpu in MEMORY_FROM}
+    for gpu in OWN_GEMV:
+        out[gpu]["gemv_dram_efficiency"] = own_gemv_efficiency(gpu)
+    return out
 
 
 if __name__ == "__main__":

@@ -42,9 +42,10 @@ SHAPES = ((1024, 4096), (4096, 1024), (4096, 4096), (8192, 8192), (12288, 4096),
 # the M of the A100 and H200 tables (the H100 tables add M +- 1 and more M < 17: left out)
 MS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 384, 512, 768, 1024, 2048, 4096,
       8192)
-# gemm_dtype -> the set's lutcore.gpu kernel and formats
+# gemm_dtype -> the set's lutcore.gpu kernel and formats (BF16: the PyTorch-flow Linear, cuBLAS
+# as the TensorRT-LLM release ships it, at that release's own rate: ``trtllm_gemm``)
 KINDS = {
-    "bfloat16": {"kernel": "cublas", "act": "bf16"},
+    "bfloat16": {"kernel": "trtllm_gemm", "act": "bf16"},
     "fp8": {"kernel": "cublas_quantize", "act": "fp8"},
     "sq": {"kernel": "trtllm_smoothquant", "act": "int8", "timing": "trt_layer_profiler"},
     "int8_wo": {"kernel": "trtllm_weight_only", "act": "fp16", "weight_bits": 8, "group_size": 0,

@@ -66,8 +66,8 @@ HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_l
 # table of TensorRT-LLM 0.8 is validation).
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
                          "attention_call, attention_sequence, attention_rate",
-                         attention_call=7.195e-6, attention_sequence=3.414e-7,
-                         attention_rate=0.8001)
+                         attention_call=7.347e-6, attention_sequence=3.251e-7,
+                         attention_rate=0.8521)
 
 # vLLM / sarathi-serve: its kernels are the ones Vidur profiles, whose device constants the GPU
 # specs already carry (C2); its scheduler's host time has no calibration set.

@@ -33,7 +33,7 @@ TIMINGS = ("events", "trt_layer_profiler")
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
 # (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work); taken by every GPU
 # (the profiler is host-side software, the same on each).
-TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.732e-6}
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.248e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
@@ -230,7 +230,8 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "TensorRT-LLM cudaFp8Utils.cu (dynamic per-tensor quantization), then cuBLASLt",
            rates="tensorrt_llm", acts=("fp8", "int8"), pre="quantize"),
     Kernel("trtllm_gemm", "TensorRT-LLM GEMM plugin", "tensor_core", "activation", Work(),
-           "TensorRT-LLM engines' GEMMs (cuBLASLt, static scales) at its own rates",
+           "TensorRT-LLM's dense GEMMs (its engines' cuBLASLt GEMMs, static scales; its PyTorch "
+           "flow's Linear, the cuBLAS its release ships) at its own rates",
            rates="tensorrt_llm"),
     Kernel("trtllm_smoothquant", "TensorRT-LLM SmoothQuant plugin", "tensor_core", "activation",
            Work(tiles=("trtllm_int8",)),

@@ -111,7 +111,12 @@ FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
 # priced); the RTX 3090
 # (the same third-generation tensor core) takes it. (Before these measurements it was the
 # 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
-INT8_A100 = 0.8002
+INT8_A100 = 0.7977
+# TensorRT-LLM's own 16-bit rate (its release's cuBLAS), calibrated on the compute-bound
+# (M >= 1024) BF16 GEMMs of C5 (H100) and C6 (A100): the same shapes run 6-11 % faster there
+# than in C2's older PyTorch / cuBLAS on an H100 (median 7.5 % at M >= 1024), so the rate is the
+# library's, as TensorRT-LLM's FP8 rate (the H200 takes the H100's: same GH100 compute).
+TRTLLM_16_A100, TRTLLM_16_H100 = 0.8633, 0.8707
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
@@ -304,12 +309,14 @@ A100 = GPUSpec(
     launch_overhead=3e-6,
     tensor_efficiency=FP16_A100,  # C1, C3, C4: SXM4 modules (tools/calibrate_gpu.py)
     dtype_efficiency=(("int8", INT8_A100),),  # C6
+    library_efficiency=tuple(("tensorrt_llm", d, TRTLLM_16_A100) for d in ("fp16", "bf16")),
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
     # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
-    # more per tiled GEMM kernel, GEMV-class kernels stream at 83.1 % of the DRAM peak, a
-    # dependent DRAM round trip of a row kernel takes 536 ns
-    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, gemv_dram_efficiency=0.8314,
-    dram_latency=5.36e-7,
+    # more per tiled GEMM kernel, a dependent DRAM round trip of a row kernel takes 536 ns
+    kernel_latency=2.0e-6, gemm_prologue=2.22e-6, dram_latency=5.36e-7,
+    # C6 (tools/calibrate_gpu.py, own_gemv_efficiency): the module's GEMV-class GEMMs (BF16,
+    # M <= 16, L2 defeated) stream at 77.0 % of its DRAM peak (the PCIe card's, C2: 83.1 %)
+    gemv_dram_efficiency=0.7702,
     nvlink_bandwidth=300e9,  # S1: 600 GB/s total = 300 GB/s per direction
     allreduce_latency=9.789e-6, allreduce_hop_latency=9.775e-7,  # C7 (aiconfigurator_nccl)
     allreduce_efficiency=0.5441)
@@ -322,8 +329,12 @@ A100 = GPUSpec(
 # like-for-like pair (PCIe 252.9 vs SXM 271.2 TFLOPS) would put it at 1.311 GHz: the 5 % between
 # the two is the card-to-card spread of the sources (C2's cards vs C1's).
 A100_PCIE_CLOCK = 1.2475
+# C2 (tools/calibrate_gpu.py on vidur_a100.yaml): the PCIe card's GEMV-class kernels stream at
+# 83.1 % of its DRAM peak
+GEMV_A100_PCIE = 0.8314
 A100_PCIE = dataclasses.replace(
     A100, name="a100-pcie", dram_bandwidth=1935e9, sustained_clock_ghz=A100_PCIE_CLOCK,
+    gemv_dram_efficiency=GEMV_A100_PCIE,
     nvlink_bandwidth=300e9)  # S2: NVLink bridge, 600 GB/s for a pair of cards
 
 RTX3090 = GPUSpec(
@@ -348,7 +359,8 @@ RTX3090 = GPUSpec(
     # no public measurement of the clock under a sustained tensor-core load was found, so the
     # sustained clock is the listed boost clock.
     tensor_efficiency=FP16_A100, dtype_efficiency=(("int8", INT8_A100),),
-    dram_efficiency=304.1 / 336, gemv_dram_efficiency=A100.gemv_dram_efficiency,
+    # C2's GEMV-class fraction (no GDDR6X GEMV measurement)
+    dram_efficiency=304.1 / 336, gemv_dram_efficiency=GEMV_A100_PCIE,
     kernel_latency=A100.kernel_latency, gemm_prologue=A100.gemm_prologue,
     dram_latency=A100.dram_latency,  # no GDDR6X latency measurement found: the A100's
     nvlink_bandwidth=56.25e9,  # S3: NVLink bridge 112.5 GB/s total, two GPUs
@@ -376,7 +388,8 @@ H100 = GPUSpec(
     # C1: the FP8 MAMF (cuBLASLt's best shape); INT8 (same MACs per clock) assumed alike; C5:
     # TensorRT-LLM's FP8 GEMMs at applications' shapes, its own rate
     dtype_efficiency=(("fp8", MAMF_FP8_H100), ("int8", MAMF_FP8_H100)),
-    library_efficiency=(("tensorrt_llm", "fp8", FP8_H100),),
+    library_efficiency=(("tensorrt_llm", "fp8", FP8_H100),
+                        *(("tensorrt_llm", d, TRTLLM_16_H100) for d in ("fp16", "bf16"))),
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
@@ -392,7 +405,8 @@ H100 = GPUSpec(
 H200 = dataclasses.replace(
     H100, name="h200",
     dtype_efficiency=(("fp8", MAMF_FP8_H200), ("int8", MAMF_FP8_H200)),  # C1
-    library_efficiency=(("tensorrt_llm", "fp8", FP8_H200),),  # C1, C5
+    library_efficiency=(("tensorrt_llm", "fp8", FP8_H200),  # C1, C5
+                        *(e for e in H100.library_efficiency if e[1] != "fp8")),
     dram_bandwidth=4.8e12, dram=141 * 10 ** 9)  # S6: 4.8 TB/s, 141 GB HBM3e
 
 GPUS = {spec.name: spec for spec in (A100, RTX3090, H100, H200, A100_PCIE)}

@@ -55,24 +55,26 @@ T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, a
    fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
    along N (warp tile = the CTA's rows x 32), 2-4 stages, no split-K (TVM passes no
    workspace); a heuristic, not the fastest tile, picks one (``cutlass_heuristic``).
-T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQuantMatmulPlugin and
-   kernels/cutlass_kernels/cutlass_heuristic.cpp@0b53e94, get_candidate_tiles /
-   get_candidate_configs): on sm80 the same fpA_intB CUTLASS kernels on tiles 16 x 128,
-   16 x 256, 32 x 128, 64 x 128, 128 x 128 (k-slab 64, four warps along N), 2-4 stages, serial
-   split-K 1-7 (mma.sync: SM80 only); on sm90 (get_candidate_configs_sm90, HOPPER flag set by
-   the fpA_intB runner, fpA_intB_gemm_template.h@03cff08 dispatch_to_arch) the CUTLASS 3 TMA
-   warp-specialized mixed-input kernels (fpA_intB_gemm_template_sm90.h@1020a8d): A and B
-   swapped so the weights are the wgmma's register operand, CTA 64 or 128 weight rows (N) x
-   16, 32, 64, 128 or 256 tokens (M), k-slab 128 bytes of activations (64 FP16), Ping-Pong for
-   64 rows and Cooperative for 128 (one producer and two consumer warpgroups either way), no
-   split-K; each consumer warpgroup converts the 64 weight rows it multiplies, the next
-   k-block's while its wgmma runs (asynchronous: conversion and MMA overlap). The plugin
-   profiles every tactic when the engine is built and runs the fastest (selection
-   ``"fastest"``); its batched GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467:
-   CtaM = M for M = 1-15, CtaN = 8 columns x the layout's interleave, 2 for INT8 and 4 for
-   INT4, 128 threads, the whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one more
-   profiled tactic up to M = 15 (``enableCudaKernel``), on either architecture: tiles of 16 rows
-   x 16 or 32 columns, no split-K.
+T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQuantMatmulPlugin
+   and kernels/cutlass_kernels/cutlass_heuristic.cpp@0b53e94, get_candidate_tiles /
+   get_candidate_configs): on sm80 the same fpA_intB CUTLASS kernels on tiles 16 x 128, 16 x
+   256, 32 x 128, 64 x 128, 128 x 128 (k-slab 64, four warps along N), 2-4 stages, serial
+   split-K 1-7 where K / split is a whole number of k-slabs (fpA_intB_gemm_template.h@03cff08:
+   the interleaved weight layout; mma.sync: SM80 only); on sm90 (get_candidate_configs_sm90,
+   HOPPER flag set by the fpA_intB runner, fpA_intB_gemm_template.h@03cff08 dispatch_to_arch)
+   the CUTLASS 3 TMA warp-specialized mixed-input kernels
+   (fpA_intB_gemm_template_sm90.h@1020a8d): A and B swapped so the weights are the wgmma's
+   register operand, CTA 64 or 128 weight rows (N) x 16, 32, 64, 128 or 256 tokens (M), k-slab
+   128 bytes of activations (64 FP16), Ping-Pong for 64 rows and Cooperative for 128 (one
+   producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
+   converts the 64 weight rows it multiplies, the next k-block's while its wgmma runs
+   (asynchronous: conversion and MMA overlap). The plugin profiles every tactic when the engine
+   is built and runs the fastest (selection ``"fastest"``); its batched GEMV CUDA kernel
+   (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
+   the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
+   for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
+   (``enableCudaKernel``), on either architecture: tiles of 16 rows x 16 or 32 columns, no
+   split-K.
 T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
    semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
    workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
@@ -520,6 +522,10 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
         gemv = c["group"] == 0
         useful_split &= jnp.where(m < TRTLLM_WO_GEMV_M, gemv,
                                   ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M))
+        # its interleaved weight layout needs each split's K a whole number of k-slabs
+        # (fpA_intB_gemm_template.h, "k must be multiple of threadblockK": the launcher throws
+        # for k / split_k_factor % 64, and the profiler drops a tactic that throws)
+        useful_split &= (c["split"] == 1) | (jnp.floor(k / c["split"]) % c["tk"] == 0)
     tiles_per_sm = jnp.where(c["streamk"] > 0, moved.tiles / hw.sms,
                              jnp.ceil(moved.tiles / hw.sms))
     # A mixed-input kernel's conversions issue from the warps that issue its MMAs, between
