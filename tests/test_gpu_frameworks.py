@@ -52,6 +52,33 @@ def test_eager_norm_is_eight_kernels_at_the_framework_kernel_time():
     assert float(seconds) == pytest.approx(expected, rel=1e-6)
 
 
+def test_eager_rotary_is_issue_bound_at_long_prompts():
+    """transformers' eager RoPE of 2048 tokens of Llama-2-7B (32 + 32 heads of 128) on an RTX
+    3090: 10 ATen kernels at HF eager's fixed time, plus 4.5 elements written per Q/K element,
+    each at EAGER_ROTARY_OPERATIONS CUDA-core operations (their strided path): 2048 x 8192 x
+    4.5 x 224.4 / 35.58 TFLOPS = 476 us, above the 20 B an element at the DRAM rate."""
+    from lutcore.gpu._operators import EAGER_ROTARY_OPERATIONS
+
+    spec, eager = gpu.RTX3090, gpu.DEPLOYMENTS["hf_eager"]
+    seconds = gpu.layer_breakdown(spec, LLAMA, eager, gpu.workload(1, 2048),
+                                  launch=0.0)["rotary_embedding"]
+    elements = 2048 * 64 * 128
+    issue = elements * 4.5 * EAGER_ROTARY_OPERATIONS / spec.cuda_core_flops
+    assert issue > elements * 20 / spec.achievable_dram_bandwidth
+    expected = 10 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + issue
+    assert float(seconds) == pytest.approx(expected, rel=1e-6)
+    vectorized = gpu.layer_breakdown(spec, LLAMA, gpu.DEPLOYMENTS["vllm"], gpu.workload(1, 2048),
+                                     launch=0.0)["rotary_embedding"]
+    assert float(vectorized) < float(seconds) / 4  # the row kernel streams
+
+
+def test_eager_rotary_operations_are_the_fit():
+    from lutcore.gpu._operators import EAGER_ROTARY_OPERATIONS
+
+    fitted = calibrate_gpu.eager_rotary_operations(gpu.FRAMEWORKS["hf_eager"].kernel_latency)
+    assert EAGER_ROTARY_OPERATIONS == pytest.approx(fitted, rel=2e-3)
+
+
 def test_framework_host_costs_replace_the_specs():
     """A framework's step time is added once per forward pass; its launch time replaces the
     spec's in the host model."""

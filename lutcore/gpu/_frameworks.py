@@ -57,7 +57,7 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 # same set's attention rows (eager_attention_call). No host or step timing of it in a
 # calibration set.
 HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
-                     "attention_call", kernel_latency=2.390e-6, attention_call=1.531e-6)
+                     "attention_call", kernel_latency=2.385e-6, attention_call=1.531e-6)
 
 # TensorRT-LLM's PyTorch-flow attention op (RoPE + KV-cache append kernel, then its FMHA or
 # generation kernel), fitted on aiconfigurator's A100 SXM attention tables
