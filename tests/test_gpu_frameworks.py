@@ -31,6 +31,20 @@ def test_attention_call_and_sequence_costs_add_to_a_memory_bound_decode():
     assert _attention(costly, work) == pytest.approx(bare + 1e-5 + 4 * 2e-6, rel=1e-6)
 
 
+def test_decode_costs_apply_at_one_new_token_and_prefill_costs_otherwise():
+    """A framework with its own decode costs: the 4-sequence decode against 512 cached tokens
+    adds 3 us + 4 x 0.5 us, a 2-token step of the same 4 sequences the prefill's 10 us + 4 x 2
+    us (the kernel itself as with no costs)."""
+    costly = gpu.Framework("t", "test", attention_call=1e-5, attention_sequence=2e-6,
+                           decode_call=3e-6, decode_sequence=5e-7)
+    for work, added in ((gpu.workload(4, 1, 512), 3e-6 + 4 * 5e-7),
+                        (gpu.workload(4, 2, 512), 1e-5 + 4 * 2e-6)):
+        bare = _attention(gpu.FRAMEWORKS["bare"], work)
+        assert _attention(costly, work) == pytest.approx(bare + added, rel=1e-6)
+    assert costly.on_decode() == (3e-6, 5e-7)
+    assert gpu.Framework("u", "test", attention_call=1e-5).on_decode() == (1e-5, 0.0)
+
+
 def test_attention_rate_divides_a_compute_bound_prefill():
     """A 4096-token prefill is compute-bound: at half the rate its attention takes twice as
     long (the fixed costs are zero)."""

@@ -444,8 +444,9 @@ def attention_rows(framework) -> tuple:
 def attention_constants() -> dict:
     """TensorRT-LLM's attention costs (lutcore.gpu._frameworks.TENSORRT_LLM): the rate leaving
     the compute-bound context rows (tokens >= ``ATTENTION_BOUND_TOKENS``) unbiased, then the
-    per-call and per-sequence times by relative least squares on what every row has beyond
-    the modeled kernel."""
+    per-call and per-sequence times by relative least squares on what each row has beyond
+    the modeled kernel, for the context rows (FMHA) and the generation rows (one new token:
+    the generation kernel, ``decode_*``) apart."""
     import lutcore.gpu as gpu
 
     bare = dataclasses.replace(gpu.FRAMEWORKS["tensorrt_llm"], attention_call=0.0,
@@ -458,11 +459,15 @@ def attention_constants() -> dict:
         return float(np.mean(modeled[keep] / measured[keep] - 1))
 
     rate = _bisect(bias, 0.2, 1.0)
-    batch, _, measured, modeled = attention_rows(dataclasses.replace(bare, attention_rate=rate))
-    design = np.stack([np.ones_like(batch), batch], axis=1) / measured[:, None]
-    (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled / measured, rcond=None)
-    return {"attention_rate": rate, "attention_call": float(call),
-            "attention_sequence": float(sequence)}
+    batch, tokens, measured, modeled = attention_rows(dataclasses.replace(
+        bare, attention_rate=rate, decode_call=0.0, decode_sequence=0.0))
+    fitted = {"attention_rate": rate}
+    for phase, keep in (("attention", tokens > 1), ("decode", tokens == 1)):
+        design = np.stack([np.ones(keep.sum()), batch[keep]], axis=1) / measured[keep, None]
+        (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled[keep] / measured[keep],
+                                               rcond=None)
+        fitted |= {f"{phase}_call": float(call), f"{phase}_sequence": float(sequence)}
+    return fitted
 
 
 def constants() -> dict:
