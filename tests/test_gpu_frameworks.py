@@ -31,6 +31,20 @@ def test_attention_call_and_sequence_costs_add_to_a_memory_bound_decode():
     assert _attention(costly, work) == pytest.approx(bare + 1e-5 + 4 * 2e-6, rel=1e-6)
 
 
+def test_decode_costs_apply_at_one_new_token_and_prefill_costs_otherwise():
+    """A framework with its own decode costs: the 4-sequence decode against 512 cached tokens
+    adds 3 us + 4 x 0.5 us, a 2-token step of the same 4 sequences the prefill's 10 us + 4 x 2
+    us (the kernel itself as with no costs)."""
+    costly = gpu.Framework("t", "test", attention_call=1e-5, attention_sequence=2e-6,
+                           decode_call=3e-6, decode_sequence=5e-7)
+    for work, added in ((gpu.workload(4, 1, 512), 3e-6 + 4 * 5e-7),
+                        (gpu.workload(4, 2, 512), 1e-5 + 4 * 2e-6)):
+        bare = _attention(gpu.FRAMEWORKS["bare"], work)
+        assert _attention(costly, work) == pytest.approx(bare + added, rel=1e-6)
+    assert costly.on_decode() == (3e-6, 5e-7)
+    assert gpu.Framework("u", "test", attention_call=1e-5).on_decode() == (1e-5, 0.0)
+
+
 def test_attention_rate_divides_a_compute_bound_prefill():
     """A 4096-token prefill is compute-bound: at half the rate its attention takes twice as
     long (the fixed costs are zero)."""
@@ -50,6 +64,33 @@ def test_eager_norm_is_eight_kernels_at_the_framework_kernel_time():
     expected = 8 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + max(
         bytes_moved / spec.achievable_dram_bandwidth, 8 * 4096 * 8 / spec.cuda_core_flops)
     assert float(seconds) == pytest.approx(expected, rel=1e-6)
+
+
+def test_eager_rotary_is_issue_bound_at_long_prompts():
+    """transformers' eager RoPE of 2048 tokens of Llama-2-7B (32 + 32 heads of 128) on an RTX
+    3090: 10 ATen kernels at HF eager's fixed time, plus 4.5 elements written per Q/K element,
+    each at EAGER_ROTARY_OPERATIONS CUDA-core operations (their strided path): 2048 x 8192 x
+    4.5 x 224.4 / 35.58 TFLOPS = 476 us, above the 20 B an element at the DRAM rate."""
+    from lutcore.gpu._operators import EAGER_ROTARY_OPERATIONS
+
+    spec, eager = gpu.RTX3090, gpu.DEPLOYMENTS["hf_eager"]
+    seconds = gpu.layer_breakdown(spec, LLAMA, eager, gpu.workload(1, 2048),
+                                  launch=0.0)["rotary_embedding"]
+    elements = 2048 * 64 * 128
+    issue = elements * 4.5 * EAGER_ROTARY_OPERATIONS / spec.cuda_core_flops
+    assert issue > elements * 20 / spec.achievable_dram_bandwidth
+    expected = 10 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + issue
+    assert float(seconds) == pytest.approx(expected, rel=1e-6)
+    vectorized = gpu.layer_breakdown(spec, LLAMA, gpu.DEPLOYMENTS["vllm"], gpu.workload(1, 2048),
+                                     launch=0.0)["rotary_embedding"]
+    assert float(vectorized) < float(seconds) / 4  # the row kernel streams
+
+
+def test_eager_rotary_operations_are_the_fit():
+    from lutcore.gpu._operators import EAGER_ROTARY_OPERATIONS
+
+    fitted = calibrate_gpu.eager_rotary_operations(gpu.FRAMEWORKS["hf_eager"].kernel_latency)
+    assert EAGER_ROTARY_OPERATIONS == pytest.approx(fitted, rel=2e-3)
 
 
 def test_framework_host_costs_replace_the_specs():

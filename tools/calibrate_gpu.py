@@ -56,7 +56,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - the seconds per round of the FP8 quantize step's absolute-max blocks (``_library.QUANTIZE_ROUND``,
   aiconfigurator_h100_sxm.yaml): on its FP8 rows with M <= 64 (where the step's fixed grid
   shows), the t minimizing sum(((model + rounds x t - measured) / measured)^2), the model's
-  round time set to 0; then TensorRT-LLM's H100 FP8 rate (above) with it in place.
+  round time set to 0; then TensorRT-LLM's H100 FP8 rate (above) with it in place;
+- HF eager's kernel time and attention call (llmservingsim_rtx3090.yaml, <= 16 tokens), and
+  its rotary kernels' CUDA-core operations per element written (``_operators.
+  EAGER_ROTARY_OPERATIONS``, the same set's rotary rows at >= 512 tokens, where those strided
+  kernels are issue-bound): each leaving its rows unbiased.
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -400,6 +404,30 @@ def eager_attention_call(kernel_latency: float) -> float:
                                                          attention_call=t))), 0.0, 1e-5)
 
 
+EAGER_STREAM_TOKENS = 512  # rotary rows this long are issue-bound (the fixed time is < 25 %)
+
+
+def eager_rotary_operations(kernel_latency: float) -> float:
+    """CUDA-core operations per element written of the eager rotary's strided kernels
+    (lutcore.gpu._operators.EAGER_ROTARY_OPERATIONS): the value leaving the rotary rows of
+    ``EAGER_SET`` at >= ``EAGER_STREAM_TOKENS`` tokens unbiased, each priced as its kernels'
+    fixed time plus ops x elements written / CUDA-core rate (closed form: linear in ops)."""
+    import lutcore.gpu as gpu
+    from lutcore.gpu._operators import EAGER
+
+    data = _load(EAGER_SET)
+    entry, = data["sets"]
+    model, spec = entry["model"], gpu.gpu_spec(data["device"])
+    kernels, _, write = EAGER["rotary"]
+    rows = np.array([p for p in entry["points"] if p[0] >= EAGER_STREAM_TOKENS], float)
+    measured = rows[:, entry["columns"].index("rotary_embedding")]
+    head_dim = model["hidden"] / model["heads"]
+    written = rows[:, 0] * (model["heads"] + model["kv_heads"]) * head_dim * write
+    fixed = 2 * kernels * kernel_latency / measured
+    issue = written / spec.cuda_core_flops / measured
+    return float((len(rows) - fixed.sum()) / issue.sum())
+
+
 ATTENTION_SET = "aiconfigurator_attention_a100_sxm.yaml"
 ATTENTION_BOUND_TOKENS = 4096  # context rows this long are compute-bound (rate only)
 
@@ -430,8 +458,9 @@ def attention_rows(framework) -> tuple:
 def attention_constants() -> dict:
     """TensorRT-LLM's attention costs (lutcore.gpu._frameworks.TENSORRT_LLM): the rate leaving
     the compute-bound context rows (tokens >= ``ATTENTION_BOUND_TOKENS``) unbiased, then the
-    per-call and per-sequence times by relative least squares on what every row has beyond
-    the modeled kernel."""
+    per-call and per-sequence times by relative least squares on what each row has beyond
+    the modeled kernel, for the context rows (FMHA) and the generation rows (one new token:
+    the generation kernel, ``decode_*``) apart."""
     import lutcore.gpu as gpu
 
     bare = dataclasses.replace(gpu.FRAMEWORKS["tensorrt_llm"], attention_call=0.0,
@@ -444,11 +473,15 @@ def attention_constants() -> dict:
         return float(np.mean(modeled[keep] / measured[keep] - 1))
 
     rate = _bisect(bias, 0.2, 1.0)
-    batch, _, measured, modeled = attention_rows(dataclasses.replace(bare, attention_rate=rate))
-    design = np.stack([np.ones_like(batch), batch], axis=1) / measured[:, None]
-    (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled / measured, rcond=None)
-    return {"attention_rate": rate, "attention_call": float(call),
-            "attention_sequence": float(sequence)}
+    batch, tokens, measured, modeled = attention_rows(dataclasses.replace(
+        bare, attention_rate=rate, decode_call=0.0, decode_sequence=0.0))
+    fitted = {"attention_rate": rate}
+    for phase, keep in (("attention", tokens > 1), ("decode", tokens == 1)):
+        design = np.stack([np.ones(keep.sum()), batch[keep]], axis=1) / measured[keep, None]
+        (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled[keep] / measured[keep],
+                                               rcond=None)
+        fitted |= {f"{phase}_call": float(call), f"{phase}_sequence": float(sequence)}
+    return fitted
 
 
 # The GPUs whose GEMM DRAM rate is fitted on their own L2-defeated GEMV-class GEMMs instead of
@@ -500,7 +533,8 @@ if __name__ == "__main__":
     print("fp8 quantize step", f"round={quantize_round():.4g}")
     eager = eager_kernel_latency()
     print("hf_eager", f"kernel_latency={eager:.4g}",
-          f"attention_call={eager_attention_call(eager):.4g}")
+          f"attention_call={eager_attention_call(eager):.4g}",
+          f"rotary_operations={eager_rotary_operations(eager):.4g}")
     print("tensorrt_llm", ", ".join(f"{k}={v:.4g}" for k, v in attention_constants().items()))
     clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

@@ -269,12 +269,14 @@ def claims(ds: xr.Dataset):
 def _moved(framed: float, ours: float) -> str:
     """What issue 30's per-layer costs do to a speedup (its hypothesis, in words)."""
     record = gpu.FRAMEWORKS[FRAMEWORK]
-    return (f"with {FRAMEWORK}'s attention costs per layer ({record.attention_call * 1e6:.1f} us "
-            f"a call, {record.attention_sequence * 1e6:.2f} us a sequence, its FMHA at "
-            f"{record.attention_rate:.2f} of the GEMM rate; calibrated, lutcore.gpu FRAMEWORKS) "
-            f"the maximum moves {ours:.2f}x -> {framed:.2f}x ({framed / ours - 1:+.0%}): a fixed "
-            "time per layer the LUT and FP16 systems share dilutes the ratio, so missing "
-            "per-layer costs inflate the speedup"
+    decode = record.on_decode()
+    return (f"with {FRAMEWORK}'s attention costs per layer (prefill "
+            f"{record.attention_call * 1e6:.1f} us a call, {record.attention_sequence * 1e6:.2f}"
+            f" us a sequence; decode {decode[0] * 1e6:.1f} us, {decode[1] * 1e6:.2f} us; its "
+            f"FMHA at {record.attention_rate:.2f} of the GEMM rate; calibrated, lutcore.gpu "
+            f"FRAMEWORKS) the maximum moves {ours:.2f}x -> {framed:.2f}x "
+            f"({framed / ours - 1:+.0%}): a fixed time per layer the LUT and FP16 systems "
+            "share dilutes the ratio, so missing per-layer costs inflate the speedup"
             + (" (issue 30's hypothesis holds here)" if framed < ours else
                " (issue 30's hypothesis does not hold here)"))
 

@@ -64,6 +64,15 @@ ROW_KERNELS = ("vectorized", "scalar", "eager")
 # elements), cat, x sin, add: 11 B read, 9 B written; SiLU x up, per FFN element: SiLU (2 B
 # read and written), then x up (4 B read, 2 B written).
 EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0, 2.0)}
+# The eager rotary's kernels take strided operands (Q, K: transposed views of the projection;
+# cos, sin: broadcast over heads; cat: half-width slices), so ATen runs them on its
+# non-vectorized path, an offset computation per element and operand (TensorIterator's
+# OffsetCalculator): they are bound by instruction issue, not DRAM (LLMServingSim's H100 / RTX
+# 3090 time ratio at 1024-2048 tokens is 1.87-1.94, their CUDA-core ratio, not their DRAM
+# ratio 3.6; the contiguous SiLU x up kernels: 3.5). CUDA-core operations per element written,
+# fitted on LLMServingSim RTX 3090 rotary rows at >= 512 tokens (llmservingsim_rtx3090.yaml,
+# calibration; tools/calibrate_gpu.py eager_rotary_operations).
+EAGER_ROTARY_OPERATIONS = 224.4
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
 KV_BYTES = {d: float(GPU_FORMATS[d].nbytes) for d in ("fp16", "bf16", "fp8", "int8")}  # KV cache
@@ -277,8 +286,9 @@ def _rotary(llm, rows, heads, kv_heads, head_dim, eager: bool = False) -> Operat
     q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
     if eager:
         kernels, read, write = EAGER["rotary"]
-        return _memory("rotary_embedding", q_and_k * read, q_and_k * write, ROPE_FLOPS,
-                       launches=2.0 * kernels * llm.rotary, fresh_elements=q_and_k)
+        return _memory("rotary_embedding", q_and_k * read, q_and_k * write,
+                       EAGER_ROTARY_OPERATIONS, launches=2.0 * kernels * llm.rotary,
+                       fresh_elements=q_and_k)
     pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
     threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
     trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)

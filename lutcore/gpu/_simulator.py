@@ -92,6 +92,8 @@ class Machine(NamedTuple):
     attention_call: jnp.ndarray
     attention_sequence: jnp.ndarray
     attention_rate: jnp.ndarray
+    decode_call: jnp.ndarray
+    decode_sequence: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -114,6 +116,8 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   attention_call=frame.attention_call,
                   attention_sequence=frame.attention_sequence,
                   attention_rate=frame.attention_rate,
+                  decode_call=frame.on_decode()[0],
+                  decode_sequence=frame.on_decode()[1],
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
                   allreduce_hop_latency=gpu.allreduce_hop_latency,
@@ -211,10 +215,13 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
 
 def _framework(mach: Machine, op) -> jnp.ndarray:
     """Device seconds the framework's attention operator adds to its FMHA kernel (``FMHA``):
-    per call and per sequence (``Framework``); 0 for other operators."""
+    per call and per sequence (``Framework``), its decode costs at one new token a sequence
+    (``op.m``); 0 for other operators."""
     if op.name != FMHA:
         return 0.0
-    return mach.attention_call + mach.attention_sequence * op.sequences
+    decode = op.m <= 1
+    return (jnp.where(decode, mach.decode_call, mach.attention_call)
+            + jnp.where(decode, mach.decode_sequence, mach.attention_sequence) * op.sequences)
 
 
 def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:

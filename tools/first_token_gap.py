@@ -1,0 +1,71 @@
+"""Where TensorRT-LLM 0.8's first-token rows (trtllm_first_token.yaml, validation) leave the
+model, part by part: an analysis, nothing here sets a constant.
+
+Per 128-token row: measured and modeled time, the gap per decoder layer, the modeled GEMM and
+all-reduce time, and what each candidate cause would have to be to close the gap:
+
+- a per-layer host cost (gptSessionBenchmark runs the engine without CUDA graphs): the host
+  time per kernel launch that would make the run host-bound (measured / layers / the model's
+  launches per layer);
+- aiconfigurator's own element-wise constant (systems/<gpu>.yaml
+  ``mem_empirical_constant_latency``: 3 us, "nonofficial correction", not a measurement),
+  on the 3 element-wise ops per layer its Llama model has (add_norm_1, add_norm_2, act_gate):
+  the share of the gap 9 us a layer would explain;
+- TensorRT's GEMM tactics (the engines have two optimization profiles; a tactic is chosen per
+  profile at build time): how much slower than the model's best tactic the GEMMs would have to
+  run (gap / modeled GEMM time).
+
+Usage: PYTHONPATH=. python tools/first_token_gap.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import lutcore.gpu as gpu
+from experiments.lut_tensor_core import _measured
+
+SET = "trtllm_first_token.yaml"
+GEMMS = ("qkv_projection", "q_projection", "kv_projection", "output_projection", "ffn_up",
+         "ffn_down", "lm_head")
+AICONFIGURATOR_ELEMENTWISE = 3 * 3e-6  # 3 ops a layer x mem_empirical_constant_latency
+
+
+def row_parts(spec, model: dict, name: str, deployment, work) -> tuple:
+    """(modeled seconds, GEMM seconds, all-reduce seconds, launches per layer) of one row."""
+    shape = _measured._shape(name, model, model["layers"])
+    parts = {k: float(v) for k, v in gpu.model_breakdown(spec, shape, deployment,
+                                                        work).items()}
+    layer = gpu.layer_breakdown(spec, shape, deployment, work, launch=1.0)
+    device = sum(float(v) for k, v in layer.items() if k != "host_stall")
+    launches = round(float(layer["host_stall"]) + device)  # 1 s a launch: the launch count
+    return (sum(parts.values()), sum(parts.get(g, 0.0) for g in GEMMS),
+            sum(v for k, v in parts.items() if k.endswith("_all_reduce")), launches)
+
+
+def main():
+    data = _measured.load(SET)
+    for entry in data["sets"]:
+        spec = gpu.gpu_spec(_measured._device(data, entry))
+        print(entry["name"])
+        for point in entry["points"]:
+            row = dict(zip(entry["columns"], point))
+            if row["tokens"] != 128:
+                continue
+            model = data["models"][row["model"]]
+            deployment = dataclasses.replace(_measured._deployment(entry),
+                                             tensor_parallel=row["tensor_parallel"])
+            modeled, gemms, reduce, launches = row_parts(
+                spec, model, row["model"], deployment, gpu.workload(1, 128))
+            measured, n = row["ms"] * 1e-3, model["layers"]
+            gap = measured - modeled
+            print(f"  {row['model']:12s} TP{row['tensor_parallel']} measured {measured * 1e3:5.1f}"
+                  f" ms, modeled {modeled * 1e3:5.1f} (GEMMs {gemms * 1e3:5.1f}, all-reduce "
+                  f"{reduce * 1e3:4.1f}); gap {gap / n * 1e6:5.0f} us/layer; host-bound at "
+                  f"{measured / n / launches * 1e6:4.1f} us/launch ({launches} a layer); "
+                  f"aiconfigurator's constant {AICONFIGURATOR_ELEMENTWISE * n / gap:4.0%}; "
+                  f"GEMMs {gap / gemms:+4.0%}")
+
+
+if __name__ == "__main__":
+    main()
