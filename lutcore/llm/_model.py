@@ -84,13 +84,13 @@ def _dequantized_columns(codes, scale, zero, dtype):
     return weights.swapaxes(-1, -2).astype(dtype)
 
 
-def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme, dtype) -> jax.Array:
-    """Stacked [L, N, K] weights as [L, K, N] dequantized weights (dense paths) or [L, G*E, N]
-    lookup selection tensors (LUT paths), of ``dtype``."""
+def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme, dtype):
+    """Stacked [L, N, K] weights as [L, K, N] dequantized weights of ``dtype`` (dense paths) or
+    the arrays of ``lut.prepare_layers`` (LUT paths, float64)."""
     if not path.lut:
         return _dequantized_columns(weights.codes, weights.scale, weights.zero, dtype)
-    return lut.prepare_layers(weights.codes, scheme, scale=weights.scale,
-                              zero=weights.zero).select.astype(dtype)
+    prepared = lut.prepare_layers(weights.codes, scheme, scale=weights.scale, zero=weights.zero)
+    return prepared._replace(scheme=None, ktot=None)
 
 
 def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None) -> Model:
@@ -150,7 +150,7 @@ def _linear(x, matrix, path: GemmPath, scheme):
     a = _round_activations(x, path)
     if not path.lut:
         return a @ matrix
-    prepared = lut.PreparedWeights(matrix, scheme, x.shape[-1])
+    prepared = matrix._replace(scheme=scheme, ktot=x.shape[-1])
     return lut.apply_weights(a, prepared, table_bits=path.table_bits)
 
 
