@@ -138,23 +138,32 @@ def _affine_groups(value, n: int, ktot: int, k: int) -> int:
     return groups // jnp.shape(value)[1] if jnp.ndim(value) == 2 else groups
 
 
-def _span(scheme: TableScheme, per_affine: int) -> int:
-    """Table groups whose lookups are summed before the scale: a divisor of ``per_affine`` (the
-    groups that share a scale and zero point), at most EXACT_SPAN / (k * max |weight|) groups,
-    so that the sum of FP16, FP8, INT8 or INT16 products stays below 2^53 units: exact."""
+def _span(scheme: TableScheme, per_affine: int, groups: int) -> int:
+    """Table groups whose lookups are summed before the scale: at most EXACT_SPAN / (k * max
+    |weight|), so that the sum of FP16, FP8, INT8 or INT16 products stays below 2^53 units
+    (exact); a divisor of ``per_affine`` (the groups that share a scale and zero point) where
+    there are several such groups; with one, the last span is padded with zero activations."""
     weight = max(abs(c) for row in scheme.coefficients for c in row) * sum(scheme.plane_weights)
     cap = max(1, EXACT_SPAN // int(scheme.k * weight))
+    if per_affine == groups:
+        return min(cap, groups)
     return max(d for d in range(1, min(cap, per_affine) + 1) if per_affine % d == 0)
 
 
 def _spans(w, scheme: TableScheme, scale, zero):
-    """Span length (table groups) and s_eff, z_eff per span, [J, N]."""
+    """Span length (table groups), s_eff and z_eff per span [J, N] and the padded Ktot."""
     n, ktot = w.shape[-2:]
+    groups = -(-ktot // scheme.k)
     span = _span(scheme, math.gcd(_affine_groups(scale, n, ktot, scheme.k),
-                                  _affine_groups(zero, n, ktot, scheme.k)))
+                                  _affine_groups(zero, n, ktot, scheme.k)), groups)
     s_eff, z_eff = scheme.affine(per_group("scale", scale, n, ktot, scheme.k),
                                  per_group("zero", zero, n, ktot, scheme.k))
-    return span, s_eff[:, ::span].T, z_eff[:, ::span].T
+    return span, s_eff[:, ::span].T, z_eff[:, ::span].T, -(-groups // span) * span * scheme.k
+
+
+def _pad_k(x, kpad: int):
+    """Zero columns up to kpad (zero activations, or codes looked up against them)."""
+    return jnp.pad(x, [(0, 0), (0, kpad - x.shape[1])])
 
 
 def _integer_weights(w, scheme: TableScheme):
@@ -205,8 +214,9 @@ class PreparedWeights(NamedTuple):
 
 @functools.partial(jax.jit, static_argnames=("scheme",))
 def _prepare(w, scale, zero, scheme):
-    _, s_eff, z_eff = _spans(w, scheme, scale, zero)
-    return _integer_weights(w, scheme), s_eff, z_eff, _selection_tensor(w, scale, zero, scheme)
+    _, s_eff, z_eff, kpad = _spans(w, scheme, scale, zero)
+    return (_integer_weights(_pad_k(w, kpad), scheme), s_eff, z_eff,
+            _selection_tensor(w, scale, zero, scheme))
 
 
 def _selection_tensor(w, scale, zero, scheme):
@@ -281,7 +291,7 @@ def _apply(a, prepared: PreparedWeights, scheme, table_bits):
     # (15-20 % faster on the LLM's layers; exact sums make the tiling invisible in the bits).
     (m, ktot), (kpad, n) = a.shape, prepared.weights.shape
     spans, tile = prepared.scale.shape[0], min(m, ROW_TILE)
-    a = jnp.pad(a.astype(jnp.float64), [(0, -m % tile), (0, kpad - ktot)])
+    a = jnp.pad(a.astype(jnp.float64), [(0, -m % tile), (0, kpad - ktot)])  # zeros add 0
     weights = prepared.weights.astype(jnp.float64).reshape(spans, -1, n)
 
     def rows(block):  # [tile, kpad] -> [tile, N]
@@ -307,11 +317,12 @@ def apply_weights(a, prepared: PreparedWeights, *, table_bits=None):
 @functools.partial(jax.jit, static_argnames=("scheme", "table_bits"))
 def _gather_gemm(a, w, scale, zero, scheme, table_bits):
     # the literal engine: each lookup gathered, summed per group and span in group order
+    span, s_eff, z_eff, kpad = _spans(w, scheme, scale, zero)
+    a, w = _pad_k(a, kpad), _pad_k(w, kpad)
     tables = precompute_tables(a, scheme)
     if table_bits is not None:
         tables = quantize_tables(tables, table_bits)[0]
     entry, coeff, _ = lookup_plan(w, scheme, 1.0, 0.0)  # [N, G, P+1]; the zero plane last
-    span, s_eff, z_eff = _spans(w, scheme, scale, zero)
     groups = jnp.arange(tables.shape[1])[:, None]
 
     def column(args):
