@@ -6,7 +6,7 @@ products, as a tensor core accumulates; twice float64's speed on a CPU), the LUT
 - ``dense-fp16`` / ``dense-bf16``: activations rounded to FP16 / BF16, times the dequantized
   weights — the dequantization-based mpGEMM (paper Fig. 2b);
 - ``lut-exact``: FP16 activations through ``lutcore.lut`` (symmetric bit-serial tables of
-  k = 4 activations, weights prepared once as the lookup selection tensor) — equal to
+  k = 4 activations, weights prepared once; lookups summed exactly per weight group) — equal to
   ``dense-fp16`` up to the rounding of float32 accumulation (exactly, with ``dtype=float64``);
 - ``lut-int8``: the same with every table quantized to INT8 (§3.1.3, the paper's A_LUT_INT8);
 - ``dense-act-int8``: FP16 activations quantized to INT8 per token (one scale per row), times
