@@ -129,7 +129,6 @@ def lookup_plan(w, scheme: TableScheme, scale, zero):
 
 
 EXACT_SPAN = 1 << 13  # 2^53 / 2^40: an FP16 activation is below 2^40 units of 2^-24 (see spans)
-ROW_TILE = 128  # activation rows per pass of the exact engine (measured: 64-128 on 2 cores)
 
 
 def _affine_groups(value, n: int, ktot: int, k: int) -> int:
@@ -287,19 +286,12 @@ def _apply(a, prepared: PreparedWeights, scheme, table_bits):
     # Exact tables: a column's lookups in a span sum exactly to the activations times its
     # integer weights (tests/test_lut.py: bit for bit against the lookups), so each span is one
     # dense product, exact in any order.
-    # Rows go ROW_TILE at a time, so that a tile's sums stay in the cache between the spans
-    # (15-20 % faster on the LLM's layers; exact sums make the tiling invisible in the bits).
-    (m, ktot), (kpad, n) = a.shape, prepared.weights.shape
-    spans, tile = prepared.scale.shape[0], min(m, ROW_TILE)
-    a = jnp.pad(a.astype(jnp.float64), [(0, -m % tile), (0, kpad - ktot)])  # zeros add 0
-    weights = prepared.weights.astype(jnp.float64).reshape(spans, -1, n)
-
-    def rows(block):  # [tile, kpad] -> [tile, N]
-        pieces = (block.reshape(tile, spans, -1).swapaxes(0, 1), weights)
-        return _affine_sum(tile, pieces, lambda x: (x[0] @ x[1], jnp.sum(x[0], axis=1)),
-                           prepared.scale, prepared.zero)
-
-    return lax.map(rows, a.reshape(-1, tile, kpad)).reshape(-1, n)[:m]
+    m, (kpad, n), spans = a.shape[0], prepared.weights.shape, prepared.scale.shape[0]
+    a = _pad_k(a.astype(jnp.float64), kpad)  # zero activations add 0
+    pieces = (a.reshape(m, spans, -1).swapaxes(0, 1),
+              prepared.weights.astype(jnp.float64).reshape(spans, -1, n))
+    return _affine_sum(m, pieces, lambda x: (x[0] @ x[1], jnp.sum(x[0], axis=1)),
+                       prepared.scale, prepared.zero)
 
 
 @check.entry
