@@ -198,9 +198,9 @@ class PreparedWeights(NamedTuple):
     weights [G*k, N] int16 (``_integer_weights``), scale and zero [J, N] (s_eff, z_eff per span
     of exactly summed lookups): exact tables, whose lookups sum to a @ weights span by span.
     select [G*E, N] float64: the one-hot selection tensor for quantized tables — for each column
-    the signed, shifted, scaled weight of every table entry it looks up (zero elsewhere).
-    A leading axis stacks layers (``prepare_layers``). Only the activation tables are
-    recomputed per input.
+    the signed, shifted, scaled weight of every table entry it looks up (zero elsewhere); None
+    when prepared with ``quantized_tables=False``. A leading axis stacks layers
+    (``prepare_layers``). Only the activation tables are recomputed per input.
     """
 
     weights: jax.Array
@@ -211,11 +211,11 @@ class PreparedWeights(NamedTuple):
     ktot: int
 
 
-@functools.partial(jax.jit, static_argnames=("scheme",))
-def _prepare(w, scale, zero, scheme):
+@functools.partial(jax.jit, static_argnames=("scheme", "selection"))
+def _prepare(w, scale, zero, scheme, selection=True):
     _, s_eff, z_eff, kpad = _spans(w, scheme, scale, zero)
     return (_integer_weights(_pad_k(w, kpad), scheme), s_eff, z_eff,
-            _selection_tensor(w, scale, zero, scheme))
+            _selection_tensor(w, scale, zero, scheme) if selection else None)
 
 
 def _selection_tensor(w, scale, zero, scheme):
@@ -246,12 +246,15 @@ def _selection_tensor(w, scale, zero, scheme):
 
 
 @check.entry
-def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
-    """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments)."""
+def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0,
+                    quantized_tables: bool = True) -> PreparedWeights:
+    """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments);
+    ``quantized_tables=False`` leaves out the selection tensor that only they need."""
     w = w if isinstance(w, jax.Array) else np.asarray(w)
     _check_codes(w, scheme)  # on the host for host codes: no device round trip
     _check_affine(scale, zero)
-    return PreparedWeights(*_prepare(w, scale, zero, scheme), scheme, int(w.shape[1]))
+    return PreparedWeights(*_prepare(w, scale, zero, scheme, bool(quantized_tables)), scheme,
+                           int(w.shape[1]))
 
 
 @functools.partial(jax.jit, static_argnames=("scheme",))
@@ -303,6 +306,9 @@ def apply_weights(a, prepared: PreparedWeights, *, table_bits=None):
     if a.ndim != 2 or a.shape[1] != prepared.ktot:
         raise ValueError(f"a must be [M, {prepared.ktot}] for these weights, got {a.shape}")
     _check_table_bits(table_bits)
+    if table_bits is not None and prepared.select is None:
+        raise ValueError("table_bits: these weights were prepared with quantized_tables=False; "
+                         "allowed values: None")
     return _apply(a, prepared._replace(scheme=None, ktot=None), prepared.scheme, table_bits)
 
 
@@ -349,8 +355,9 @@ def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
         lookup = "onehot" if scheme.entries <= ONEHOT_MAX_ENTRIES else "gather"
     if lookup == "gather":
         return _gather_gemm(a, w, scale, zero, scheme, table_bits)
-    return apply_weights(a, prepare_weights(w, scheme, scale=scale, zero=zero),
-                         table_bits=table_bits)
+    prepared = prepare_weights(w, scheme, scale=scale, zero=zero,
+                               quantized_tables=table_bits is not None)
+    return apply_weights(a, prepared, table_bits=table_bits)
 
 
 def mpgemm(a, w, *, w_bits, scale=1.0, zero=0.0, k=4, symmetric=True, table_bits=None):
