@@ -1,12 +1,14 @@
 """LUT-based mixed-precision GEMM through tables and lookups, and the LMMA tile semantics.
 
 Every product of an activation and a low-bit weight is replaced by lookups into precomputed
-tables (§2.2, §3.1). The lookup engine is vectorized: the lookups of all M x N x G (row, column,
-group) positions are expressed as a contraction of the tables with a one-hot *selection* tensor
-(sign x shift at the looked-up entry, zero elsewhere) — the same data the LUT unit's mux selects
-and accumulator signs receive — so XLA runs them as one dense product. A literal gather engine
-(``lookup="gather"``) computes the same sums one lookup at a time, for checking and for tables too
-large for a selection tensor.
+tables (§2.2, §3.1). A column's lookups are summed per *span* of table groups that share a scale
+and zero point; the scale and zero point are applied after, span after span. Exact tables sum
+to integers times 2^-24 in a span, so the prepared engine computes each span as one dense product
+of the activations with the lookups' integer weights: exact, in any order. Quantized tables have
+a scale per table: their lookups of all M x N x G (row, column, group) positions are one
+contraction of the tables with a one-hot *selection* tensor (sign x shift x scale at the
+looked-up entry, zero elsewhere). A literal gather engine (``lookup="gather"``) computes the
+sums one lookup at a time, for checking and for tables too large for a selection tensor.
 """
 
 from __future__ import annotations
