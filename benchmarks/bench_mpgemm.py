@@ -2,13 +2,15 @@
 
 Run:  python benchmarks/bench_mpgemm.py [--size 4096] [--repeats 2]
 Prints the best of ``repeats`` calls (compilation excluded) of, per weight width and table kind:
-``mpgemm`` (prepare the selection tensor, then tables and lookups), the prepared lookups alone
+``mpgemm`` (prepare the weights, then tables and lookups), the prepared lookups alone
 (``apply_weights``: what a model pays per input, its weights prepared once) and the ratio of
-each to a dense float32 and a dense float64 matmul [M, K] @ [K, N] (M = N = Ktot = size). The
-prepared lookups are one float64 product of the tables [M, G*E] with the selection tensor
-[G*E, N]: symmetric K=4 tables have E = 8 entries per 4 activations, twice the dense matmul's
-depth, and in float64 (exact tables), whose products run at half float32's rate: about 4x a
-dense float32 matmul is what a dense product can do with these tables.
+each to a dense float32 and a dense float64 matmul [M, K] @ [K, N] (M = N = Ktot = size).
+Exact tables: per span of exactly summed lookups (512 activations here: one scale for all of K)
+one float64 product of the activations with the lookups' integer weights, the dense depth,
+then the scale and zero point span by span. INT8 tables: one float64 product of the tables
+[M, G*E] with the selection tensor [G*E, N]; symmetric K=4 tables have E = 8 entries per 4
+activations, twice the dense depth, in float64 (half float32's rate): about 4x a dense float32
+matmul is what a dense product can do with them.
 """
 
 import argparse

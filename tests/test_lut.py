@@ -310,6 +310,12 @@ def test_prepared_weights_serve_many_inputs():
                                       integer_reference(a, w, 1.5))
     with pytest.raises(ValueError, match=r"a must be \[M, 40\]"):
         lut.apply_weights(np.ones((2, 41)), prepared)
+    exact_only = lut.prepare_weights(w, scheme, zero=1.5, quantized_tables=False)
+    assert exact_only.select is None
+    np.testing.assert_array_equal(np.asarray(lut.apply_weights(a, exact_only)),
+                                  integer_reference(a, w, 1.5))
+    with pytest.raises(ValueError, match="table_bits: .*quantized_tables=False"):
+        lut.apply_weights(a, exact_only, table_bits=8)
 
 
 @pytest.mark.parametrize("w_bits", [1, 4])
@@ -325,12 +331,13 @@ def test_prepared_layers_are_each_layers_prepared_weights(w_bits):
     assert stacked.select.shape == (3, 16 * 8, 6) and stacked.ktot == 64
     for i in range(3):
         one = lut.prepare_weights(w[i], scheme, scale=scale[i], zero=zero[i])
-        np.testing.assert_array_equal(np.asarray(stacked.select[i]), np.asarray(one.select))
+        for got, want in zip(stacked[:4], one[:4]):
+            np.testing.assert_array_equal(np.asarray(got[i]), np.asarray(want))
     plain = lut.prepare_layers(w, scheme, zero=0.5)
     a = rng.integers(-9, 9, (2, 64))
-    np.testing.assert_array_equal(
-        np.asarray(lut.apply_weights(a, plain._replace(select=plain.select[1]))),
-        integer_reference(a, w[1], 0.5))
+    layer = plain._make([x[1] for x in plain[:4]] + [scheme, 64])
+    np.testing.assert_array_equal(np.asarray(lut.apply_weights(a, layer)),
+                                  integer_reference(a, w[1], 0.5))
     with pytest.raises(ValueError, match=r"w must be \[L, N, Ktot\]"):
         lut.prepare_layers(w[0], scheme)
     with pytest.raises(ValueError, match=r"w: \d+ .* allowed values: integer codes"):
@@ -408,3 +415,85 @@ def test_to_format_rounds_float64_once():
     got = np.asarray(lut.to_format(x, "fp16"))
     assert got.tolist()[:3] == [1 + 2.0 ** -10, -(1 + 2.0 ** -10), np.inf]
     assert np.signbit(got[3])
+
+
+# FP16 specials: zeros of both signs, the smallest subnormal and normal, the largest value
+FP16_SPECIALS = (0.0, -0.0, 2.0**-24, -(2.0**-24), 2.0**-14, 65504.0, -65504.0)
+
+
+def fp16_activations(rng, m, ktot, specials):
+    a = lut.to_format(rng.standard_normal((m, ktot)) * 2.0 ** rng.integers(-20, 12, (m, ktot)),
+                      "fp16")
+    where = rng.random((m, ktot)) < specials
+    return np.where(where, rng.choice(FP16_SPECIALS, (m, ktot)), np.asarray(a))
+
+
+def affine(rng, form, n, s):
+    """A scale or zero point of float64 values whose products round: scalar, [N] or [N, S]."""
+    shape = {"scalar": (), "column": (n,), "group": (n, s)}[form]
+    return rng.uniform(-3, 3, shape) * 2.0 ** rng.integers(-8, 8, shape)
+
+
+# each example compiles three programs (prepare, prepared and gathered lookups); the largest
+# values and W_INT8 spans are covered exactly by test_exact_tables_need_no_summation_order
+@settings(max_examples=10, deadline=None)
+@given(name_bits=st.sampled_from([("symmetric", 1), ("symmetric", 4), ("symmetric", 8),
+                                  ("bitserial", 3), ("naive", 2), ("ternary", 2)]),
+       k=st.integers(2, 5), m=st.integers(1, 4), n=st.integers(1, 5), groups=st.integers(1, 6),
+       per=st.integers(1, 3), forms=st.sampled_from(["scalar", "column", "group"]),
+       specials=st.sampled_from([0.0, 0.3, 1.0]), seed=st.integers(0, 2**32 - 1))
+def test_prepared_exact_tables_equal_the_lookups_bit_for_bit(name_bits, k, m, n, groups, per,
+                                                              forms, specials, seed):
+    """The prepared engine (each span one dense product of the activations and the lookups'
+    integer weights) gives the literal lookups' bits: FP16 activations with +-0, subnormals and
+    +-65504, float64 scales and zero points per column or per group (whose products round)."""
+    name, w_bits = name_bits
+    k = 3 if name == "ternary" else k
+    scheme = lut.make_scheme(name, k, w_bits)
+    rng = np.random.default_rng(seed)
+    ktot = groups * per * k - (rng.integers(0, k) if forms != "group" else 0)  # K padded or not
+    a = fp16_activations(rng, m, ktot, specials)
+    w = rng.integers(0, 3 if name == "ternary" else 1 << w_bits, (n, ktot))
+    scale, zero = affine(rng, forms, n, groups), affine(rng, forms, n, groups)
+    gathered, prepared = (np.asarray(lut.lut_gemm(a, w, scheme, scale=scale, zero=zero,
+                                                  lookup=method))
+                          for method in ("gather", "onehot"))
+    np.testing.assert_array_equal(prepared.view(np.int64), gathered.view(np.int64))
+
+
+def exact_reference(a, w, scale, zero, span):
+    """Symmetric tables' result from exact integers: per span of ``span`` activations, the
+    FP16 activations (integers times 2^-24) times 2q - (2^W - 1) in Python integers, then
+    s/2 * (P - (2z + 1 - 2^W) * A) added in span order by numpy, one rounding each."""
+    a_units = [[int(x) for x in row] for row in (a * 2.0**24).astype(np.int64)]
+    top = int(w.max()).bit_length()
+    top = (1 << max(top, 1)) - 1
+    out = np.zeros((a.shape[0], w.shape[0]))
+    for j in range(a.shape[1] // span):
+        cols = range(j * span, (j + 1) * span)
+        p = np.array([[sum(row[i] * (2 * int(q[i]) - top) for i in cols) for q in w]
+                      for row in a_units], np.float64) * 2.0**-24
+        total = np.array([sum(row[i] for i in cols) for row in a_units], np.float64) * 2.0**-24
+        s, z = scale[:, j] / 2, 2 * zero[:, j] + 1 - (top + 1)
+        out = out + s * (p - z * total[:, None])
+    return out
+
+
+def test_exact_tables_need_no_summation_order():
+    """Every span's sum is exact below 2^53 units of 2^-24, so the result is that of exact
+    integers, whatever order a BLAS or XLA sums in: checked against Python integers at the
+    format's largest values, W_INT4 groups of 32 (the LLM's), and W_INT8 columns of 4096,
+    which the engine splits into spans of at most 2^13 / (4 * 255) = 8 groups of 4."""
+    rng = np.random.default_rng(11)
+    a = np.where(rng.random((3, 96)) < 0.5, 65504.0, -65504.0)
+    w = rng.integers(0, 16, (4, 96))
+    w[:, 0] = 15  # the reference reads W from the largest code
+    scale, zero = rng.uniform(-1, 1, (4, 3)), rng.uniform(-20, 20, (4, 3))
+    got = np.asarray(lut.mpgemm(a, w, w_bits=4, scale=scale, zero=zero))
+    np.testing.assert_array_equal(got, exact_reference(a, w, scale, zero, 32))
+    a = np.where(rng.random((2, 4096)) < 0.9, 65504.0, -65504.0)
+    w = rng.integers(200, 256, (3, 4096))
+    w[:, 0] = 255
+    got = np.asarray(lut.mpgemm(a, w, w_bits=8, scale=0.75, zero=1.25))
+    want = exact_reference(a, w, np.full((3, 128), 0.75), np.full((3, 128), 1.25), 32)
+    np.testing.assert_array_equal(got, want)

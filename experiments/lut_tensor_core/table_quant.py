@@ -98,13 +98,15 @@ def activations(rng, config: Config, distribution: str):
 
 
 def _quantized_activations(a, k):
-    """Per-token and per-group (k) INT8 activation quantization, dequantized (float64)."""
-    codes, scale = lut.symmetric_quantize(a, 8)
-    per_token = np.asarray(codes * scale[:, None])
+    """Per-token INT8 activations as (codes [M, K], scale [M]): the GEMM runs on the integer
+    codes, exact in any order, and each row is scaled after it, one rounding, as a W-A8 kernel
+    does; per-group (k) INT8 activations dequantized (float64): one scale per table, no exact
+    sum spans more than one table."""
+    codes, per_token = lut.symmetric_quantize(a, 8)
     groups = lut.group_activations(a, k)
-    codes, scale = lut.symmetric_quantize(groups, 8)
-    per_group = np.asarray(codes * scale[..., None]).reshape(a.shape[0], -1)[:, :a.shape[1]]
-    return per_token, per_group
+    group_codes, scale = lut.symmetric_quantize(groups, 8)
+    per_group = np.asarray(group_codes * scale[..., None]).reshape(a.shape[0], -1)
+    return (np.asarray(codes), np.asarray(per_token)), per_group[:, :a.shape[1]]
 
 
 def _entries_per_scale(k: int) -> int:
@@ -148,8 +150,9 @@ def run(config: Config) -> xr.Dataset:
                                                                         zero=zero))
                         bound_ratio[d, ki, wi, bi, s] = np.max(np.abs(out - exact) / bound)
                         outputs.append(out)
-                    outputs += [np.asarray(lut.apply_weights(q, prepared))
-                                for q in _quantized_activations(a, k)]
+                    (codes, row_scale), per_group = _quantized_activations(a, k)
+                    outputs += [np.asarray(lut.apply_weights(codes, prepared)) * row_scale[:, None],
+                                np.asarray(lut.apply_weights(per_group, prepared))]
                     error[d, ki, wi, :, s] = [_norm(o - exact) / norm for o in outputs]
     coords = {"distribution": list(config.distributions), "k": list(config.k_values),
               "w_bits": list(config.w_bits), "quantizer": names,

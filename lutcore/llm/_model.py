@@ -6,7 +6,7 @@ products, as a tensor core accumulates; twice float64's speed on a CPU), the LUT
 - ``dense-fp16`` / ``dense-bf16``: activations rounded to FP16 / BF16, times the dequantized
   weights — the dequantization-based mpGEMM (paper Fig. 2b);
 - ``lut-exact``: FP16 activations through ``lutcore.lut`` (symmetric bit-serial tables of
-  k = 4 activations, weights prepared once as the lookup selection tensor) — equal to
+  k = 4 activations, weights prepared once; lookups summed exactly per weight group) — equal to
   ``dense-fp16`` up to the rounding of float32 accumulation (exactly, with ``dtype=float64``);
 - ``lut-int8``: the same with every table quantized to INT8 (§3.1.3, the paper's A_LUT_INT8);
 - ``dense-act-int8``: FP16 activations quantized to INT8 per token (one scale per row), times
@@ -83,13 +83,13 @@ def _dequantized_columns(codes, scale, zero, dtype):
     return weights.swapaxes(-1, -2).astype(dtype)
 
 
-def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme, dtype) -> jax.Array:
-    """Stacked [L, N, K] weights as [L, K, N] dequantized weights (dense paths) or [L, G*E, N]
-    lookup selection tensors (LUT paths), of ``dtype``."""
+def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme, dtype):
+    """Stacked [L, N, K] weights as [L, K, N] dequantized weights of ``dtype`` (dense paths) or
+    the arrays of ``lut.prepare_layers`` (LUT paths, float64)."""
     if not path.lut:
         return _dequantized_columns(weights.codes, weights.scale, weights.zero, dtype)
-    return lut.prepare_layers(weights.codes, scheme, scale=weights.scale,
-                              zero=weights.zero).select.astype(dtype)
+    prepared = lut.prepare_layers(weights.codes, scheme, scale=weights.scale, zero=weights.zero)
+    return prepared._replace(scheme=None, ktot=None)
 
 
 def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None) -> Model:
@@ -149,7 +149,7 @@ def _linear(x, matrix, path: GemmPath, scheme):
     a = _round_activations(x, path)
     if not path.lut:
         return a @ matrix
-    prepared = lut.PreparedWeights(matrix, scheme, x.shape[-1])
+    prepared = matrix._replace(scheme=scheme, ktot=x.shape[-1])
     return lut.apply_weights(a, prepared, table_bits=path.table_bits)
 
 

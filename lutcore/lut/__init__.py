@@ -3,7 +3,9 @@
 ``mpgemm`` is the entry point; ``lut_gemm`` takes any table scheme (naive, bit-serial,
 symmetric with or without offline negation, ternary); ``precompute_tables``/``quantize_tables``
 are the precompute operator and table quantization; ``prepare_weights``/``apply_weights`` keep
-static weights as a lookup selection tensor (``prepare_layers``: a model's stacked layers);
+static weights prepared for the lookups (the lookups' integer weights for exact tables, summed
+exactly span by span; a selection tensor for quantized ones; ``prepare_layers``: a model's
+stacked layers);
 ``LMMA``/``tiled_mpgemm`` the instruction semantics with accumulator roundings;
 ``released_lmma`` the LMMA of the authors' released FP16 array, bit for bit; ``op_counts`` the
 work the cost models consume.

@@ -1,18 +1,21 @@
 """LUT-based mixed-precision GEMM through tables and lookups, and the LMMA tile semantics.
 
 Every product of an activation and a low-bit weight is replaced by lookups into precomputed
-tables (§2.2, §3.1). The lookup engine is vectorized: the lookups of all M x N x G (row, column,
-group) positions are expressed as a contraction of the tables with a one-hot *selection* tensor
-(sign x shift at the looked-up entry, zero elsewhere) — the same data the LUT unit's mux selects
-and accumulator signs receive — so XLA runs them as one dense product. A literal gather engine
-(``lookup="gather"``) computes the same sums one lookup at a time, for checking and for tables too
-large for a selection tensor.
+tables (§2.2, §3.1). A column's lookups are summed per *span* of table groups that share a scale
+and zero point; the scale and zero point are applied after, span after span. Exact tables sum
+to integers times 2^-24 in a span, so the prepared engine computes each span as one dense product
+of the activations with the lookups' integer weights: exact, in any order. Quantized tables have
+a scale per table: their lookups of all M x N x G (row, column, group) positions are one
+contraction of the tables with a one-hot *selection* tensor (sign x shift x scale at the
+looked-up entry, zero elsewhere). A literal gather engine (``lookup="gather"``) computes the
+sums one lookup at a time, for checking and for tables too large for a selection tensor.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import NamedTuple
 
 import jax
@@ -127,21 +130,97 @@ def lookup_plan(w, scheme: TableScheme, scale, zero):
     return entry, jnp.concatenate([coeff, zero_coeff], axis=-1), s_eff
 
 
-class PreparedWeights(NamedTuple):
-    """Static weights turned, once, into the one-hot selection tensor of the lookups.
+EXACT_SPAN = 1 << 13  # 2^53 / 2^40: an FP16 activation is below 2^40 units of 2^-24 (see spans)
 
-    select: [G*E, N] float64 ([L, G*E, N] for a stack of layers) — for each column the signed,
-    shifted, scaled weight of every table entry it looks up (zero elsewhere). Weights of a model
-    never change, so layers keep this and only the activation tables are recomputed per input.
+
+def _affine_groups(value, n: int, ktot: int, k: int) -> int:
+    """Table groups that share one value of a scale or zero point (see ``per_group``)."""
+    groups = -(-ktot // k)
+    return groups // jnp.shape(value)[1] if jnp.ndim(value) == 2 else groups
+
+
+def _span(scheme: TableScheme, per_affine: int, groups: int) -> int:
+    """Table groups whose lookups are summed before the scale: at most EXACT_SPAN / (k * max
+    |weight|), so that the sum of FP16, FP8, INT8 or INT16 products stays below 2^53 units
+    (exact); a divisor of ``per_affine`` (the groups that share a scale and zero point) where
+    there are several such groups; with one, the last span is padded with zero activations."""
+    weight = max(abs(c) for row in scheme.coefficients for c in row) * sum(scheme.plane_weights)
+    cap = max(1, EXACT_SPAN // int(scheme.k * weight))
+    if per_affine == groups:
+        return min(cap, groups)
+    return max(d for d in range(1, min(cap, per_affine) + 1) if per_affine % d == 0)
+
+
+def _spans(w, scheme: TableScheme, scale, zero):
+    """Span length (table groups), s_eff and z_eff per span [J, N] and the padded Ktot."""
+    n, ktot = w.shape[-2:]
+    groups = -(-ktot // scheme.k)
+    span = _span(scheme, math.gcd(_affine_groups(scale, n, ktot, scheme.k),
+                                  _affine_groups(zero, n, ktot, scheme.k)), groups)
+    s_eff, z_eff = scheme.affine(per_group("scale", scale, n, ktot, scheme.k),
+                                 per_group("zero", zero, n, ktot, scheme.k))
+    return span, s_eff[:, ::span].T, z_eff[:, ::span].T, -(-groups // span) * span * scheme.k
+
+
+def _pad_k(x, kpad: int):
+    """Zero columns up to kpad (zero activations, or codes looked up against them)."""
+    return jnp.pad(x, [(0, 0), (0, kpad - x.shape[1])])
+
+
+def _integer_weights(w, scheme: TableScheme):
+    """[N, Ktot] codes -> [G*k, N] int16: the integer each activation is multiplied by in its
+    column's lookups (sum over planes of sign * shift * the looked-up entry's coefficient);
+    symmetric tables: 2q - (2^W - 1). Exact tables looked up sum to a @ this, exactly."""
+    stored = jax.vmap(jax.vmap(scheme.encode))(group_activations(w, scheme.k))  # [N, G, P]
+    entry, sign = scheme.resolve(stored)
+    coeff = sign * jnp.asarray(scheme.plane_weights)
+    weights = jnp.einsum("ngp,ngpi->ngi", coeff, jnp.asarray(scheme.coefficients)[entry])
+    return weights.reshape(w.shape[0], -1).T.astype(jnp.int16)
+
+
+def _affine_sum(m: int, spans, span_sums, s_eff, z_eff):
+    """sum over spans j, in order from +0, of s_eff[j] * (P_j - z_eff[j] * A_j) -> [M, N].
+
+    span_sums(spans[j]) -> (P_j [M, N], A_j [M]): span j's lookup sums and activation sum,
+    exact when the tables are. One code for every lookup engine, one rounding per operation
+    (the pinned ISA has no FMA): exact spans give the same bits whatever summed them.
+    """
+    def step(acc, x):
+        span, s, z = x
+        p, total = span_sums(span)
+        return acc + s * (p - z * total[:, None]), None
+
+    acc = jnp.zeros((m, s_eff.shape[1]))
+    return lax.scan(step, acc, (spans, s_eff, z_eff))[0]
+
+
+class PreparedWeights(NamedTuple):
+    """Static weights prepared, once, for the lookups of many inputs.
+
+    weights [G*k, N] int16 (``_integer_weights``), scale and zero [J, N] (s_eff, z_eff per span
+    of exactly summed lookups): exact tables, whose lookups sum to a @ weights span by span.
+    select [G*E, N] float64: the one-hot selection tensor for quantized tables — for each column
+    the signed, shifted, scaled weight of every table entry it looks up (zero elsewhere); None
+    when prepared with ``quantized_tables=False``. A leading axis stacks layers
+    (``prepare_layers``). Only the activation tables are recomputed per input.
     """
 
+    weights: jax.Array
+    scale: jax.Array
+    zero: jax.Array
     select: jax.Array
     scheme: TableScheme
     ktot: int
 
 
-@functools.partial(jax.jit, static_argnames=("scheme",))
-def _prepare(w, scale, zero, scheme):
+@functools.partial(jax.jit, static_argnames=("scheme", "selection"))
+def _prepare(w, scale, zero, scheme, selection=True):
+    _, s_eff, z_eff, kpad = _spans(w, scheme, scale, zero)
+    return (_integer_weights(_pad_k(w, kpad), scheme), s_eff, z_eff,
+            _selection_tensor(w, scale, zero, scheme) if selection else None)
+
+
+def _selection_tensor(w, scale, zero, scheme):
     # The scale rides on the signed shifts (exact for power-of-two shifts). Applied after the
     # contraction instead, XLA CPU fuses it into the dot and leaves its fast GEMM (4x slower).
     # Built in the [G, E, N] layout as one fused pass over the output: each entry adds its
@@ -169,12 +248,15 @@ def _prepare(w, scale, zero, scheme):
 
 
 @check.entry
-def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWeights:
-    """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments)."""
+def prepare_weights(w, scheme: TableScheme, *, scale=1.0, zero=0.0,
+                    quantized_tables: bool = True) -> PreparedWeights:
+    """Encode [N, Ktot] weight codes for ``apply_weights`` (see ``lut_gemm`` for the arguments);
+    ``quantized_tables=False`` leaves out the selection tensor that only they need."""
     w = w if isinstance(w, jax.Array) else np.asarray(w)
     _check_codes(w, scheme)  # on the host for host codes: no device round trip
     _check_affine(scale, zero)
-    return PreparedWeights(_prepare(w, scale, zero, scheme), scheme, int(w.shape[1]))
+    return PreparedWeights(*_prepare(w, scale, zero, scheme, bool(quantized_tables)), scheme,
+                           int(w.shape[1]))
 
 
 @functools.partial(jax.jit, static_argnames=("scheme",))
@@ -197,35 +279,63 @@ def prepare_layers(w, scheme: TableScheme, *, scale=1.0, zero=0.0) -> PreparedWe
     layers = w.shape[0]
     scale, zero = (jnp.broadcast_to(jnp.asarray(v, jnp.float64),
                                     (layers,) + jnp.shape(v)[1:]) for v in (scale, zero))
-    return PreparedWeights(_prepare_layers(w, scale, zero, scheme), scheme, int(w.shape[-1]))
+    return PreparedWeights(*_prepare_layers(w, scale, zero, scheme), scheme,
+                           int(w.shape[-1]))
 
 
 @functools.partial(jax.jit, static_argnames=("scheme", "table_bits"))
-def _apply(a, select, scheme, table_bits):
-    tables = precompute_tables(a, scheme)
-    if table_bits is not None:
-        tables = quantize_tables(tables, table_bits)[0]
-    return tables.reshape(a.shape[0], -1) @ select
+def _apply(a, prepared: PreparedWeights, scheme, table_bits):
+    if table_bits is not None:  # one scale per table: no exact sum spans more than one table
+        tables = quantize_tables(precompute_tables(a, scheme), table_bits)[0]
+        return tables.reshape(a.shape[0], -1) @ prepared.select
+    # Exact tables: a column's lookups in a span sum exactly to the activations times its
+    # integer weights (tests/test_lut.py: bit for bit against the lookups), so each span is one
+    # dense product, exact in any order.
+    m, (kpad, n), spans = a.shape[0], prepared.weights.shape, prepared.scale.shape[0]
+    a = _pad_k(a.astype(jnp.float64), kpad)  # zero activations add 0
+    pieces = (a.reshape(m, spans, -1).swapaxes(0, 1),
+              prepared.weights.astype(jnp.float64).reshape(spans, -1, n))
+    return _affine_sum(m, pieces, lambda x: (x[0] @ x[1], jnp.sum(x[0], axis=1)),
+                       prepared.scale, prepared.zero)
 
 
 @check.entry
 def apply_weights(a, prepared: PreparedWeights, *, table_bits=None):
-    """[M, N] = a @ W.T of prepared weights: precompute the tables of a [M, Ktot] (quantized to
-    INT``table_bits`` if given), then all lookups as one contraction with the selection tensor."""
+    """[M, N] = a @ W.T of prepared weights: the tables of a [M, Ktot] looked up. Exact tables:
+    span by span the activations times the lookups' integer weights, then scale and zero
+    point in span order; INT``table_bits`` tables: one contraction with the selection tensor."""
     a = jnp.asarray(a)
     if a.ndim != 2 or a.shape[1] != prepared.ktot:
         raise ValueError(f"a must be [M, {prepared.ktot}] for these weights, got {a.shape}")
     _check_table_bits(table_bits)
-    return _apply(a, prepared.select, prepared.scheme, table_bits)
+    if table_bits is not None and prepared.select is None:
+        raise ValueError("table_bits: these weights were prepared with quantized_tables=False; "
+                         "allowed values: None")
+    return _apply(a, prepared._replace(scheme=None, ktot=None), prepared.scheme, table_bits)
 
 
 @functools.partial(jax.jit, static_argnames=("scheme", "table_bits"))
 def _gather_gemm(a, w, scale, zero, scheme, table_bits):
+    # the literal engine: each lookup gathered, summed per group and span in group order
+    span, s_eff, z_eff, kpad = _spans(w, scheme, scale, zero)
+    a, w = _pad_k(a, kpad), _pad_k(w, kpad)
     tables = precompute_tables(a, scheme)
     if table_bits is not None:
         tables = quantize_tables(tables, table_bits)[0]
-    entry, coeff, s_eff = lookup_plan(w, scheme, scale, zero)
-    return lookup_sum(tables, entry, coeff * s_eff[..., None], method="gather")
+    entry, coeff, _ = lookup_plan(w, scheme, 1.0, 0.0)  # [N, G, P+1]; the zero plane last
+    groups = jnp.arange(tables.shape[1])[:, None]
+
+    def column(args):
+        idx, c = args  # [G, P]
+        return jnp.sum(tables[:, groups, idx[:, :-1]] * c[:, :-1], axis=2)  # [M, G]
+
+    lookups = lax.map(column, (entry, coeff))  # [N, M, G]
+    sum_entry, sum_sign = scheme.sum_entry
+    totals = sum_sign * tables[:, :, sum_entry]  # [M, G]: sum(a) of each group
+    m, n = a.shape[0], w.shape[0]
+    spans = (lookups.reshape(n, m, -1, span).sum(-1).transpose(2, 1, 0),
+             totals.reshape(m, -1, span).sum(-1).T)
+    return _affine_sum(m, spans, lambda x: x, s_eff, z_eff)
 
 
 @check.entry
@@ -246,8 +356,9 @@ def lut_gemm(a, w, scheme: TableScheme, *, scale=1.0, zero=0.0, table_bits=None,
         lookup = "onehot" if scheme.entries <= ONEHOT_MAX_ENTRIES else "gather"
     if lookup == "gather":
         return _gather_gemm(a, w, scale, zero, scheme, table_bits)
-    return apply_weights(a, prepare_weights(w, scheme, scale=scale, zero=zero),
-                         table_bits=table_bits)
+    prepared = prepare_weights(w, scheme, scale=scale, zero=zero,
+                               quantized_tables=table_bits is not None)
+    return apply_weights(a, prepared, table_bits=table_bits)
 
 
 def mpgemm(a, w, *, w_bits, scale=1.0, zero=0.0, k=4, symmetric=True, table_bits=None):
