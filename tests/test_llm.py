@@ -384,6 +384,21 @@ def test_cache_is_bit_identical_and_keyed_by_content_and_reader_code(tiny_gguf, 
     assert again.read_bytes() == cached.read_bytes()
 
 
+def test_reader_digest_covers_every_lutcore_module_the_reader_imports(monkeypatch):
+    # The key once named five llm modules by hand; lutcore/_checks.py (imported by _weights for
+    # its argument checks) was outside it, so a change there could not rebuild the cache.
+    package = pathlib.Path(llm_checkpoint.__file__).resolve().parents[1]
+    read_bytes = pathlib.Path.read_bytes
+    for module in ("_checks.py", "llm/_gguf.py", "llm/_weights.py", "llm/_tokenizer.py"):
+        source = package / module
+        before = llm.reader_digest()
+        with monkeypatch.context() as patch:
+            patch.setattr(pathlib.Path, "read_bytes",  # one comment added to that module
+                          lambda self, s=source: read_bytes(self) + (b"#" if self == s else b""))
+            assert llm.reader_digest() != before, module
+        assert llm.reader_digest() == before
+
+
 def test_cache_written_by_other_reader_code_is_never_read(tiny_gguf, tmp_path, monkeypatch,
                                                           caplog):
     # Issue 32, probe 1: after a change to the reader, the old entry gave the old result

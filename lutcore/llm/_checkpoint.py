@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.metadata
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ import zipfile
 import numpy as np
 from tokenizers import Tokenizer
 
+from .. import _provenance
 from ._config import LlamaConfig
 from ._gguf import read_gguf_file
 from ._tokenizer import bpe_tokenizer
@@ -30,9 +30,9 @@ from ._weights import AffineWeights, from_q4_1
 
 # Linear layers of one block, GGUF names (blk.{i}.{name}.weight), each [N, K] (out, in)
 LINEARS = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
-# What turns a GGUF file into a Checkpoint: these modules of this package and these libraries
-# (gguf dequantizes, tokenizers serializes, numpy writes the .npz)
-READER_MODULES = ("_checkpoint", "_config", "_gguf", "_tokenizer", "_weights")
+# What turns a GGUF file into a Checkpoint: this module, every lutcore module it imports (read
+# from the source, lutcore._provenance) and these libraries (gguf dequantizes, tokenizers
+# serializes, numpy writes the .npz)
 READER_LIBRARIES = ("gguf", "numpy", "tokenizers")
 _log = logging.getLogger(__name__)
 
@@ -180,14 +180,10 @@ def file_digest(path: str | os.PathLike) -> str:
 
 
 def reader_digest() -> str:
-    """SHA-256 of the code that makes a Checkpoint from a GGUF file: the source of
-    READER_MODULES and the versions of READER_LIBRARIES."""
-    digest = hashlib.sha256()
-    for name in READER_MODULES:
-        digest.update((pathlib.Path(__file__).with_name(f"{name}.py")).read_bytes())
-    for library in READER_LIBRARIES:
-        digest.update(f"\0{library}=={importlib.metadata.version(library)}".encode())
-    return digest.hexdigest()
+    """SHA-256 of the code that makes a Checkpoint from a GGUF file: the source of this module
+    and of every lutcore module it imports, directly or not, and the versions of
+    READER_LIBRARIES (one digest with the synthesis cache's, ``lutcore._provenance``)."""
+    return _provenance.digest(_provenance.closure([pathlib.Path(__file__)]), READER_LIBRARIES)
 
 
 def _content_digest(arrays: dict[str, np.ndarray]) -> str:
