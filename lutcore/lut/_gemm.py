@@ -40,31 +40,6 @@ ACTIVATION_FORMATS = FORMATS.subset(("fp32", "fp16", "fp16alt", "fp8", "fp8alt",
 ACCUM_FORMATS = FORMATS.subset(("fp32", "fp16", "int32"))
 
 
-def _selection(entry, coeff, entries):
-    # [N, G, P] -> [N, G, E]; the sum runs over planes that hit the same entry
-    return jnp.sum(jnp.where(entry[..., None] == jnp.arange(entries), coeff[..., None], 0.0),
-                   axis=-2)
-
-
-def lookup_sum(tables, entry, coeff, *, method: str = "onehot"):
-    """out[m, n] = sum over g, p of coeff[n, g, p] * tables[m, g, entry[n, g, p]].
-
-    tables: [M, G, E]; entry: [N, G, P] ints in [0, E); coeff: [N, G, P]. Returns [M, N].
-    """
-    m, g, e = tables.shape
-    if method == "onehot":
-        return tables.reshape(m, g * e) @ _selection(entry, coeff, e).reshape(-1, g * e).T
-    if method == "gather":
-        groups = jnp.arange(g)[:, None]
-
-        def column(args):
-            idx, c = args  # [G, P]
-            return jnp.sum(tables[:, groups, idx] * c, axis=(1, 2))
-
-        return lax.map(column, (entry, coeff)).T
-    raise ValueError(f"lookup {method!r} unknown; allowed values: {', '.join(LOOKUPS)}")
-
-
 def per_group(name, value, n: int, ktot: int, k: int):
     """A scale or zero point as [N, G] over the G = ceil(ktot/k) table groups.
 

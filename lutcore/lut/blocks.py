@@ -6,7 +6,7 @@ released array's weight tiles and exponent fields.
 from lutcore import _face
 
 from ._counts import tile_table_bits, tile_weight_bits
-from ._gemm import lmma_instructions, lookup_plan, lookup_sum, per_group, to_format
+from ._gemm import lmma_instructions, lookup_plan, per_group, to_format
 from ._release import release_b_tile, scale_exponent_field
 from ._schemes import table_entries
 from ._tables import group_activations, symmetric_quantize
