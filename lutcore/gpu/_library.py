@@ -100,12 +100,6 @@ def expected_bank_conflict(lanes: int = 32, banks: int = SMEM_BANKS) -> float:
 BANK_CONFLICT = expected_bank_conflict()
 
 
-def _one_of(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} {value!r} unknown; allowed values: "
-                         f"{', '.join(map(str, allowed))}")
-
-
 @dataclasses.dataclass(frozen=True)
 class Quant:
     """How the weights are stored: ``weight_bits`` (16 or 8 for a dense kernel's weights in the
@@ -120,11 +114,11 @@ class Quant:
 
     def __post_init__(self):
         check.positive_int("weight_bits", self.weight_bits)
-        _one_of("weight_bits", self.weight_bits, QUANT_BITS + (16,))
+        check.one_of("weight_bits", self.weight_bits, QUANT_BITS + (16,))
         check.integers("group_size", self.group_size, min=0, note=" (0: per output channel)")
         if self.table_bits is not None:  # lut_bits among the loose keywords
             check.positive_int("table_bits", self.table_bits, note=" (lut_bits)")
-            _one_of("table_bits", self.table_bits, (4, 8, 16))
+            check.one_of("table_bits", self.table_bits, (4, 8, 16))
 
     @property
     def scale_bytes(self) -> float:
@@ -154,10 +148,10 @@ class Setup:
     timing: str = "events"
 
     def __post_init__(self):
-        _one_of("inputs", self.inputs, INPUT_DATA)
-        _one_of("timing", self.timing, TIMINGS)
-        _one_of("accumulate", self.accumulate, ACCUMULATE)
-        _one_of("precompute", self.precompute, PRECOMPUTE)
+        check.one_of("inputs", self.inputs, INPUT_DATA)
+        check.one_of("timing", self.timing, TIMINGS)
+        check.one_of("accumulate", self.accumulate, ACCUMULATE)
+        check.one_of("precompute", self.precompute, PRECOMPUTE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,9 +182,9 @@ class Kernel:
     tables: bool = False
 
     def __post_init__(self):
-        _one_of(f"{self.name}: unit", self.unit, UNITS)
-        _one_of(f"{self.name}: weights", self.weights, WEIGHTS)
-        _one_of(f"{self.name}: pre", self.pre, PRE_STEPS)
+        check.one_of(f"{self.name}: unit", self.unit, UNITS)
+        check.one_of(f"{self.name}: weights", self.weights, WEIGHTS)
+        check.one_of(f"{self.name}: pre", self.pre, PRE_STEPS)
         widths = self.weight_bits if self.weights == "quantized" else ()
         if not set(dict(self.conversions)) <= set(widths):
             raise ValueError(f"{self.name}: conversions for widths {dict(self.conversions)} "
@@ -209,7 +203,7 @@ class Kernel:
 
     def check(self, act: str, quant: Quant) -> None:
         """ValueError unless this kernel takes ``act`` activations and ``quant`` weights."""
-        _one_of("act", act, self.acts or TENSOR_DTYPES)
+        check.one_of("act", act, self.acts or TENSOR_DTYPES)
         if self.weights == "activation":
             dense = 8 * GPU_FORMATS[act].nbytes
             if quant.weight_bits != dense:

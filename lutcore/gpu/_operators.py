@@ -130,25 +130,17 @@ class Deployment:
         if not isinstance(self.framework, Framework):
             raise ValueError(f"framework must be a Framework record (lutcore.gpu.FRAMEWORKS: "
                              f"{', '.join(FRAMEWORKS)}), got {self.framework!r}")
-        if self.precompute not in PRECOMPUTE_TREATMENTS:
-            raise ValueError(f"precompute {self.precompute!r} unknown; allowed values: "
-                             f"{', '.join(PRECOMPUTE_TREATMENTS)}")
-        if self.attention not in ATTENTION:
-            raise ValueError(f"attention {self.attention!r} unknown; allowed values: "
-                             f"{', '.join(ATTENTION)}")
+        check.one_of("precompute", self.precompute, PRECOMPUTE_TREATMENTS)
+        check.one_of("attention", self.attention, ATTENTION)
         if self.tensor_parallel < 1:
             raise ValueError(f"tensor_parallel must be >= 1, got {self.tensor_parallel}")
-        if self.kv_cache not in KV_BYTES:
-            raise ValueError(f"kv_cache {self.kv_cache!r} unknown; allowed values: "
-                             f"{', '.join(KV_BYTES)}")
+        check.one_of("kv_cache", self.kv_cache, KV_BYTES)
         if self.step_overhead < 0:
             raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
         if self.group_size < 0:
             raise ValueError(f"group_size must be >= 0 (0: per output channel), got "
                              f"{self.group_size}")
-        if self.row_kernels not in ROW_KERNELS:
-            raise ValueError(f"row_kernels {self.row_kernels!r} unknown; allowed values: "
-                             f"{', '.join(ROW_KERNELS)}")
+        check.one_of("row_kernels", self.row_kernels, ROW_KERNELS)
 
     @property
     def table_bits(self) -> int:

@@ -129,9 +129,7 @@ INPUT_RATE = {"random": 1.0, "integer": 1.1206, "zeros": 1.1479}
 
 def check_accumulate(act: str, accumulate: str) -> None:
     """ValueError unless ``accumulate`` is in ``ACCUMULATE`` and, if "fp16", ``act`` is fp16."""
-    if accumulate not in ACCUMULATE:
-        raise ValueError(f"accumulate {accumulate!r} unknown; allowed values: "
-                         f"{', '.join(ACCUMULATE)}")
+    check.one_of("accumulate", accumulate, ACCUMULATE)
     if accumulate == "fp16" and act != "fp16":
         raise ValueError(f"accumulate 'fp16' needs act 'fp16', got act {act!r}; allowed "
                          f"accumulate for {act}: fp32")
@@ -201,12 +199,9 @@ class GPUSpec:
         dtypes = list(self.tensor_dtypes)
         if any(d not in TENSOR_DTYPES for d in dtypes):
             raise ValueError(f"{self.name}: tensor dtypes {dtypes} not in {TENSOR_DTYPES}")
-        if self.lut_scale not in (0,) + LUT_SCALES:
-            raise ValueError(f"lut_scale {self.lut_scale!r} unknown; allowed values: "
-                             f"{', '.join(map(str, LUT_SCALES))}")
-        if self.lut_scale and self.lut_activation not in LUT_ACTIVATIONS:
-            raise ValueError(f"LUT activation {self.lut_activation!r} unknown; allowed values: "
-                             f"{', '.join(LUT_ACTIVATIONS)}")
+        check.one_of("lut_scale", self.lut_scale, (0,) + LUT_SCALES)  # 0: no LUT array
+        if self.lut_scale:
+            check.one_of("LUT activation", self.lut_activation, LUT_ACTIVATIONS)
         if self.register_scale not in (1, 2):
             raise ValueError(f"register_scale must be 1 or 2, got {self.register_scale!r}")
         if self.mma_warps not in (1, 4):
