@@ -98,12 +98,19 @@ def _load(name: str) -> dict:
     return data
 
 
+def relative_fit(columns, gap, measured) -> tuple[float, ...]:
+    """Coefficients c minimizing sum(((sum_i c_i columns_i - gap) / measured)^2): what a
+    row's ``gap`` (measured minus modeled) is made of, in relative terms of each row."""
+    measured = np.asarray(measured, float)
+    design = np.stack([np.broadcast_to(np.asarray(c, float), measured.shape) for c in columns],
+                      axis=1) / measured[:, None]
+    coefficients, *_ = np.linalg.lstsq(design, np.asarray(gap, float) / measured, rcond=None)
+    return tuple(map(float, coefficients))
+
+
 def relative_line(x, y):
     """Intercept a and slope b of y = a + b x minimizing sum(((a + b x - y) / y)^2)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    design = np.stack([np.ones_like(x), x], axis=1) / y[:, None]
-    (a, b), *_ = np.linalg.lstsq(design, np.ones_like(y), rcond=None)
-    return float(a), float(b)
+    return relative_fit((1.0, x), y, y)
 
 
 def _projections(model: dict) -> dict:
@@ -329,7 +336,7 @@ def profiler_overhead(max_m: int = 4) -> float:
             device += list(modeled[keep])
             measured += list(seconds[keep])
     device, measured = np.array(device), np.array(measured)
-    return float(np.sum((measured - device) / measured ** 2) / np.sum(1 / measured ** 2))
+    return relative_fit((1.0,), measured - device, measured)[0]
 
 
 def quantize_round(max_m: int = 64) -> float:
@@ -348,8 +355,7 @@ def quantize_round(max_m: int = 64) -> float:
             model += list(modeled[keep] - rounds * _kernels.QUANTIZE_ROUND)
             measured += list(seconds[keep])
     model, measured = np.array(model), np.array(measured)
-    return float(np.sum(rounds * (measured - model) / measured ** 2)
-                 / np.sum((rounds / measured) ** 2))
+    return relative_fit((rounds,), measured - model, measured)[0]
 
 
 def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
@@ -477,9 +483,8 @@ def attention_constants() -> dict:
         bare, attention_rate=rate, decode_call=0.0, decode_sequence=0.0))
     fitted = {"attention_rate": rate}
     for phase, keep in (("attention", tokens > 1), ("decode", tokens == 1)):
-        design = np.stack([np.ones(keep.sum()), batch[keep]], axis=1) / measured[keep, None]
-        (call, sequence), *_ = np.linalg.lstsq(design, 1 - modeled[keep] / measured[keep],
-                                               rcond=None)
+        call, sequence = relative_fit((1.0, batch[keep]), measured[keep] - modeled[keep],
+                                      measured[keep])
         fitted |= {f"{phase}_call": float(call), f"{phase}_sequence": float(sequence)}
     return fitted
 
