@@ -168,6 +168,10 @@ def test_deepgemm_rows_are_read_from_the_dense_table():
 @pytest.mark.parametrize("name,role,device", [
     ("aiconfigurator_a100_sxm.yaml", "calibration", "a100"),
     ("aiconfigurator_h100_sxm.yaml", "calibration", "h100"),
+    ("aiconfigurator_a100_sxm_vllm.yaml", "calibration", "a100"),
+    ("aiconfigurator_a100_sxm_sglang.yaml", "calibration", "a100"),
+    ("aiconfigurator_h100_sxm_vllm.yaml", "calibration", "h100"),
+    ("aiconfigurator_h100_sxm_sglang.yaml", "calibration", "h100"),
     ("llmservingsim_rtx3090.yaml", "calibration", "rtx3090"),
     ("aiconfigurator_h200_sxm.yaml", "validation", "h200"),
     ("llmservingsim_h100.yaml", "validation", "h100")])

@@ -26,7 +26,7 @@ import numpy as np
 import xarray as xr
 
 from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
-from experiments.lut_tensor_core import _measured
+from experiments.lut_tensor_core import _cross_source, _measured
 
 ID = "lut-fig16"
 TITLE = "GPU model vs public measurements, calibration and validation (LUT Tensor Core Fig. 16)"
@@ -68,11 +68,90 @@ def run(config: Config) -> xr.Dataset:
     return xr.Dataset(
         {"measured": ("point", measured * 1e3, {"units": "ms"}),
          "modeled": ("point", modeled * 1e3, {"units": "ms"}),
-         "error": ("point", error, {"units": "%", "long_name": "(modeled - measured) / measured"})},
+         "error": ("point", error, {"units": "%", "long_name": "(modeled - measured) / measured"}),
+         **cross_source(config.sources)},
         coords={"point": [f"{p.source}: {p.label}" for p in points],
                 **{field: ("point", [getattr(p, field) for p in points])
                    for field in ("source", "role", "device", "set", "category")}},
         attrs={"sources": ", ".join(config.sources)})
+
+
+def cross_source(sources) -> dict:
+    """The ``pair`` variables: every GEMM two of ``sources`` time (``_cross_source``'s
+    matching rule), each side's source, set, kernel, operand data, timing, role and time (the
+    faster as ``a``), how far apart (slower / faster - 1, %) and the category's bound."""
+    pairs = _cross_source.pairs(sources)
+    out = {"pair_gemm": ("pair", [" ".join(map(str, (p.a.key[0], "x".join(map(str, p.a.key[1:4])),
+                                                     *p.a.key[4:]))) for p in pairs]),
+           "pair_category": ("pair", [p.a.category for p in pairs]),
+           "pair_apart": ("pair", np.array([100 * p.apart for p in pairs]),
+                          {"units": "%", "long_name": "slower / faster - 1"}),
+           "pair_bound": ("pair", np.array([TRUSTED[p.a.category] for p in pairs]),
+                          {"units": "%"}),
+           "pair_like_for_like": ("pair", np.array([_cross_source.like_for_like(p)
+                                                    for p in pairs]))}
+    for side in ("a", "b"):
+        timings = [getattr(p, side) for p in pairs]
+        out |= {f"{side}_{field}": ("pair", [str(getattr(t, field)) for t in timings])
+                for field in ("source", "set", "kernel", "inputs", "timing", "role")}
+        out[f"{side}_ms"] = ("pair", np.array([t.seconds * 1e3 for t in timings]),
+                             {"units": "ms"})
+    return out
+
+
+def like_for_like_sentence(ds: xr.Dataset) -> str:
+    """Per GPU and category, the like-for-like pairs (``_cross_source.like_for_like``: both
+    device-timed on random operands) above the bound, and the largest of them."""
+    parts = []
+    like = ds.pair_like_for_like.values.astype(bool)
+    devices = np.array([str(g).split(" ")[0] for g in ds.pair_gemm.values])
+    for device, category in sorted(set(zip(devices[like], ds.pair_category.values[like]))):
+        pick = np.flatnonzero(like & (devices == device) & (ds.pair_category.values == category))
+        apart = ds.pair_apart.values[pick]
+        i = pick[int(np.argmax(apart))]
+        parts.append(f"{device} {category}: {int((apart > ds.pair_bound.values[pick]).sum())} "
+                     f"of {len(pick)} above {ds.pair_bound.values[i]:g} %, largest "
+                     f"{apart.max():.1f} % at {str(ds.pair_gemm.values[i]).split(' ')[1]} "
+                     f"({ds.a_source.values[i]} {ds.a_set.values[i]} {ds.a_ms.values[i]:.4g} "
+                     f"ms vs {ds.b_source.values[i]} {ds.b_set.values[i]} "
+                     f"{ds.b_ms.values[i]:.4g} ms)")
+    return ("Like for like (both device-timed, both on random operands as the files state "
+            "them): " + ("; ".join(parts) or "none") + ".")
+
+
+def cross_source_table(ds: xr.Dataset) -> str:
+    """Per GPU, format and pair of sources: the GEMMs both time, the median and the largest
+    disagreement (its GEMM and the two times), and how many exceed the category's bound."""
+    groups: dict = {}
+    for i, gemm in enumerate(ds.pair_gemm.values):
+        device, _, *kind = str(gemm).split(" ")
+        key = (device, " ".join(kind), str(ds.a_source.values[i]), str(ds.b_source.values[i]))
+        groups.setdefault(tuple(key[:2]) + tuple(sorted(key[2:])), []).append(i)
+    rows, over = [], {}
+    for key, picks in sorted(groups.items()):
+        apart = ds.pair_apart.values[picks]
+        worst = picks[int(np.argmax(apart))]
+        above = int((apart > ds.pair_bound.values[picks]).sum())
+        rows.append([*key, len(picks), f"{np.median(apart):.1f}",
+                     f"{apart.max():.1f}", above,
+                     f"{str(ds.pair_gemm.values[worst]).split(' ')[1]}: "
+                     f"{ds.a_set.values[worst]} {ds.a_ms.values[worst]:.4g} ms "
+                     f"({ds.a_inputs.values[worst]}, {ds.a_timing.values[worst]}) vs "
+                     f"{ds.b_set.values[worst]} {ds.b_ms.values[worst]:.4g} ms "
+                     f"({ds.b_inputs.values[worst]}, {ds.b_timing.values[worst]})"])
+        over[key[0]] = over.get(key[0], 0) + above
+    return ("Cross-source evidence: every GEMM that two measured files time on the same GPU, "
+            "m x n x k and formats (FP16 and BF16 as one; projections of the layer sets by "
+            "the shapes of the model's layer; rule in experiments/lut_tensor_core/"
+            "_cross_source.py), how far apart the two times are (slower / faster - 1) and how "
+            "many pairs exceed their category's bound (dense 8 %, mixed precision 12 %); "
+            f"{len(ds.pair)} pairs, above the bound: "
+            + ", ".join(f"{d} {n}" for d, n in sorted(over.items()))
+            + ". Each pair's kernels, operand data and timing are in the data (variables "
+            "pair_*, a_*, b_*). " + like_for_like_sentence(ds) + "\n\n"
+            + markdown_table(["GPU", "format, weights", "source", "other source", "GEMMs",
+                              "median apart (%)", "max apart (%)", "above bound",
+                              "largest: shape, faster vs slower (operands, timing)"], rows))
 
 
 def summary(ds: xr.Dataset, by_source: bool = False) -> list[dict]:
@@ -238,7 +317,8 @@ def table(ds: xr.Dataset) -> str:
             + markdown_table(["source", "set", "role", "GPU", "rows", "MAPE (%)", "bias (%)"],
                              per_set, right=3)
             + "\n\nMean error (%) of the GEMM rows against M, per GPU and kernel (set kind "
-            "before its shape), rows in brackets:\n\n" + residuals(ds))
+            "before its shape), rows in brackets:\n\n" + residuals(ds)
+            + "\n\n" + cross_source_table(ds))
 
 
 def simulated_days(slowdown: float, task_s: float) -> float:
