@@ -146,15 +146,24 @@ def test_dynamic_quantize_step():
     """cublas_quantize is TensorRT-LLM's GEMM (at its rate) plus its dynamic per-tensor activation
     quantization: four device operations (memset, absolute max, quantize, the scale's cast to
     FP32), the absolute-max kernel's fixed grid of 1024 blocks of 1024 threads in rounds of
-    resident blocks, and 5 bytes per activation (BF16 read twice, one byte
-    written) at the streaming DRAM rate; 8-bit activations only; not a simulator kernel."""
+    resident blocks, and two scalar grid-stride passes, each the longer of its bytes at the
+    streaming DRAM rate and its busiest thread's dependent loads (BF16 read by 1024 x 1024
+    threads in 4 rounds on the H100's 132 SMs; BF16 read and one byte written by 1024 x 256
+    threads, all resident); 8-bit activations only; not a simulator kernel."""
+    h100 = gpu.H100
     m, n, k = np.array([1.0, 4096.0]), 4096, 8192
-    plain = gpu.gemm_latency(gpu.H100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
-    step = gpu.gemm_latency(gpu.H100, "cublas_quantize", m, n, k, act="fp8",
+    plain = gpu.gemm_latency(h100, "trtllm_gemm", m, n, k, act="fp8", weight_bits=8).seconds
+    step = gpu.gemm_latency(h100, "cublas_quantize", m, n, k, act="fp8",
                             weight_bits=8).seconds - plain
-    expected = (4 * gpu.H100.kernel_latency + m * k * 5 / gpu.H100.achievable_dram_bandwidth
-                + 4 * _library.QUANTIZE_ROUND)  # 1024 blocks, 264 resident: 4 rounds
+    # by hand: 8192 and 33,554,432 activations; the absolute max 4 rounds x (1, 32) loads a
+    # thread, the quantize pass 1 round x (1, 128) loads; both above their bytes at 4096 rows
+    bandwidth, latency = h100.achievable_dram_bandwidth, h100.dram_latency
+    scale_pass = np.maximum(m * k * 2 / bandwidth, 4 * np.array([1, 32]) * latency)
+    quantize_pass = np.maximum(m * k * 3 / bandwidth, np.array([1, 128]) * latency)
+    expected = (4 * h100.kernel_latency + scale_pass + quantize_pass
+                + 4 * _library.QUANTIZE_ROUND)
     np.testing.assert_allclose(step, expected, rtol=1e-6)
+    assert quantize_pass[1] == pytest.approx(128 * latency)  # the loads, not the 2.8 TB/s
     with pytest.raises(ValueError, match="act 'bf16' unknown; allowed values: fp8, int8"):
         gpu.gemm_latency(gpu.H100, "cublas_quantize", 8, 8, 8, act="bf16", weight_bits=16)
     with pytest.raises(ValueError, match="not simulated"):

@@ -13,7 +13,9 @@ modeled by ``lutcore.gpu`` (the tile model for kernels, the simulator for layers
 passes) under the measurement's own setup (GPU and form factor, kernel, formats, input data,
 fusion, tensor parallelism, KV cache, host timing). The MAPE is reported per GPU, category and
 role, over the rows of the sources behind each; the paper's metric (single-layer latency) is
-the ``layer`` category.
+the ``layer`` category. Beside the model's error, the measurements' own: every GEMM that two
+files time on the same GPU, shape and formats, with both times and how far apart they are
+(``_cross_source``; variables on the ``pair`` dimension).
 """
 
 from __future__ import annotations

@@ -256,18 +256,36 @@ def precompute_seconds(gpu: GPUSpec, m, k, lut_bits: int):
 def quantize_seconds(gpu: GPUSpec, m, k):
     """The dynamic per-tensor activation quantization of an m x k activation before a
     ``cublas_quantize`` GEMM (``QUANTIZE_STEP``; no CUDA-core bound: a compare or a multiply
-    per element)."""
+    per element): each pass is a memory-bound kernel whose floor is its threads' dependent
+    loads (``scalar_loads``: a thread issues its next load only after the last one returns,
+    as a scalar row kernel does, ``GPUSpec.dram_latency``); the other operations are
+    kernels of no work; plus the absolute-max blocks' rounds (``QUANTIZE_ROUND``)."""
     activations = np.asarray(m, float) * np.asarray(k, float)
-    return np.asarray(memory_seconds(activations * QUANTIZE_STEP["bytes_per_activation"], 0.0,
-                                     QUANTIZE_STEP["operations"], **_gpu_memory(gpu))
-                      + scale_rounds(gpu) * QUANTIZE_ROUND)
+    passes = QUANTIZE_STEP["passes"]
+    seconds = sum(memory_seconds(activations * moved, 0.0, 1.0,
+                                 floor=scalar_loads(gpu, activations, blocks, threads)
+                                 * gpu.dram_latency, **_gpu_memory(gpu))
+                  for moved, blocks, threads in passes)
+    seconds += (QUANTIZE_STEP["operations"] - len(passes)) * gpu.kernel_latency
+    return np.asarray(seconds + scale_rounds(gpu) * QUANTIZE_ROUND)
+
+
+def _rounds(gpu: GPUSpec, blocks: int, threads: int) -> int:
+    """Rounds of resident blocks of a grid of ``blocks`` x ``threads`` (2048 threads per SM)."""
+    return -(-blocks // (gpu.sms * (MAX_THREADS_PER_SM // threads)))
+
+
+def scalar_loads(gpu: GPUSpec, elements, blocks: int, threads: int):
+    """Dependent loads the busiest thread of a grid-stride loop over ``elements`` waits for,
+    one element an iteration: its rounds of resident blocks x its iterations."""
+    return _rounds(gpu, blocks, threads) * np.ceil(elements / (blocks * threads))
 
 
 def scale_rounds(gpu: GPUSpec) -> int:
     """Rounds of resident blocks of the quantize step's absolute-max grid on ``gpu``
     (``QUANTIZE_STEP``: 1024 blocks of 1024 threads, 2048 threads per SM)."""
-    per_sm = MAX_THREADS_PER_SM // QUANTIZE_STEP["scale_threads"]
-    return -(-QUANTIZE_STEP["scale_blocks"] // (gpu.sms * per_sm))
+    _, blocks, threads = QUANTIZE_STEP["passes"][0]
+    return _rounds(gpu, blocks, threads)
 
 
 def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:

@@ -57,21 +57,23 @@ FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 # HFMA2 per 8 weights, once per CTA tile; group scales add 2 HMUL2 per 4 weights (``scale``).
 MARLIN_DEQUANT, MARLIN_GROUP_SCALE = (5 / 8, 8 / 8), 4 / 4
 # The dynamic per-tensor activation quantization before a ``cublas_quantize`` GEMM
-# (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu, PER_TENSOR): device operations
-# (cudaMemsetAsync of the scale, computeFP8QuantizeScale, scaleMatrixPerTensorVec; then the
-# Linear's cast of that scale, made in the input's BF16 by thop/fp8Op.cpp e4m3_quantize_helper,
-# to FP32: _torch/modules/linear.py FP8QDQLinearMethod.apply, a PyTorch elementwise kernel) and
-# bytes moved per activation (BF16 read by the absolute-max kernel; BF16 read and one 8-bit
-# byte written by the quantize kernel).
-# Its absolute-max kernel runs a fixed grid of 1024 blocks of 1024 threads whatever the size
-# (invokeComputeFP8QuantizeScale, PER_TENSOR: each block reduces its share, then one atomicMax
-# on the single scale), so it takes rounds of resident blocks even for one token.
-QUANTIZE_STEP = {"operations": 4, "bytes_per_activation": 2 + 2 + 1,
-                 "scale_blocks": 1024, "scale_threads": 1024}
-# Seconds per round of those blocks (a block reduction and its atomic), calibrated by
-# tools/calibrate_gpu.py on the M <= 64 FP8 rows of aiconfigurator_h100_sxm.yaml (role
-# calibration), where the step's fixed cost shows; taken by every GPU.
-QUANTIZE_ROUND = 1.449e-6
+# (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/cudaFp8Utils.cu@106ff7c,
+# invokeComputeScalesAndQuantizeMatrix, PER_TENSOR): device operations (cudaMemsetAsync of the
+# scale, computeFP8QuantizeScale, the quantize kernel; then the Linear's cast of that scale,
+# made in the input's BF16 by thop/fp8Op.cpp@6ea1468 e4m3_quantize_helper, to FP32:
+# _torch/modules/linear.py FP8QDQLinearMethod.apply, a PyTorch elementwise kernel) and its two
+# passes over the activations, each a grid-stride loop of one scalar load per thread and
+# iteration: (bytes moved per activation, blocks, threads per block). The absolute-max kernel
+# reads the BF16 activations on a fixed grid of 1024 x 1024 threads whatever the size (each
+# block reduces its share, then one atomicMax on the single scale), so it takes rounds of
+# resident blocks even for one token; the quantize kernel reads them again and writes one 8-bit
+# byte each on 1024 x 256 threads (scaleMatrix: the vectorized scaleMatrixPerTensorVec serves
+# FP32 scales only, CanUseVecPerTensor, and this scale is BF16).
+QUANTIZE_STEP = {"operations": 4, "passes": ((2, 1024, 1024), (2 + 1, 1024, 256))}
+# Seconds per round of those blocks beyond their loads (a block reduction and its atomic),
+# calibrated by tools/calibrate_gpu.py on the M <= 64 FP8 rows of aiconfigurator_h100_sxm.yaml
+# (role calibration), where the step's fixed cost shows; taken by every GPU.
+QUANTIZE_ROUND = 0.9573e-6
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).
 LOOKUP_FP_OPS = 1.0
 
