@@ -114,11 +114,16 @@ def like_for_like_sentence(ds: xr.Dataset) -> str:
         parts.append(f"{device} {category}: {int((apart > ds.pair_bound.values[pick]).sum())} "
                      f"of {len(pick)} above {ds.pair_bound.values[i]:g} %, largest "
                      f"{apart.max():.1f} % at {str(ds.pair_gemm.values[i]).split(' ')[1]} "
-                     f"({ds.a_source.values[i]} {ds.a_set.values[i]} {ds.a_ms.values[i]:.4g} "
-                     f"ms vs {ds.b_source.values[i]} {ds.b_set.values[i]} "
-                     f"{ds.b_ms.values[i]:.4g} ms)")
+                     f"({_side(ds, 'a', i)} vs {_side(ds, 'b', i)})")
     return ("Like for like (both device-timed, both on random operands as the files state "
             "them): " + ("; ".join(parts) or "none") + ".")
+
+
+def _side(ds: xr.Dataset, side: str, i: int) -> str:
+    """One side of pair ``i``: its file, set, time, operand data and timing."""
+    value = {f: ds[f"{side}_{f}"].values[i] for f in ("source", "set", "ms", "inputs", "timing")}
+    return (f"{str(value['source']).removesuffix('.yaml')} {value['set']} {value['ms']:.4g} ms "
+            f"({value['inputs']}, {value['timing']})")
 
 
 def cross_source_table(ds: xr.Dataset) -> str:
@@ -137,10 +142,7 @@ def cross_source_table(ds: xr.Dataset) -> str:
         rows.append([*key, len(picks), f"{np.median(apart):.1f}",
                      f"{apart.max():.1f}", above,
                      f"{str(ds.pair_gemm.values[worst]).split(' ')[1]}: "
-                     f"{ds.a_set.values[worst]} {ds.a_ms.values[worst]:.4g} ms "
-                     f"({ds.a_inputs.values[worst]}, {ds.a_timing.values[worst]}) vs "
-                     f"{ds.b_set.values[worst]} {ds.b_ms.values[worst]:.4g} ms "
-                     f"({ds.b_inputs.values[worst]}, {ds.b_timing.values[worst]})"])
+                     + " vs ".join(_side(ds, side, worst) for side in "ab")])
         over[key[0]] = over.get(key[0], 0) + above
     return ("Cross-source evidence: every GEMM that two measured files time on the same GPU, "
             "m x n x k and formats (FP16 and BF16 as one; projections of the layer sets by "
