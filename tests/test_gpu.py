@@ -275,6 +275,23 @@ def test_split_k_only_where_tiles_leave_sms_idle_and_stream_k_fills_the_last_wav
     assert float(hopper.waves) != np.ceil(float(hopper.waves))  # T4: no partial last wave
 
 
+def test_stream_k_only_from_one_full_wave_of_tiles():
+    """T4: below one wave of output tiles a Hopper GEMM splits K (T3, and a second kernel, T10)
+    instead of streaming. N 1024 x K 4096 at M 16 (8 MB of weights, 8 tiles of 64 x 128 for 132
+    SMs) picks split-K on a whole wave and pays one more kernel's fixed cost than the same bytes
+    as N 4096 x K 1024 (64 tiles of 16 x 64, unsplit), as the H100 calibration rows do (7.6 vs
+    6.0 us); a stream-K kernel would price the two alike. 2048 x 12288 x 4096 (768 tiles of
+    128 x 256, 5.8 waves) streams its partial last wave."""
+    deep = gpu.gemm_latency(gpu.H100, "cublas", 16, 1024, 4096, act="bf16")
+    shallow = gpu.gemm_latency(gpu.H100, "cublas", 16, 4096, 1024, act="bf16")
+    assert float(deep.waves) == float(shallow.waves) == 1.0
+    assert float(deep.split_k) > 1.0 == float(shallow.split_k)
+    extra = float(deep.seconds - shallow.seconds)
+    assert 0.8 * gpu.H100.kernel_latency < extra < 1.2 * gpu.H100.kernel_latency
+    many = gpu.gemm_latency(gpu.H100, "cublas", 2048, 12288, 4096, act="bf16")
+    assert float(many.waves) == pytest.approx(768 / 132)
+
+
 def test_low_bit_weights_help_small_m_and_never_large_m():
     """W4A16 moves a quarter of the weight bytes (GEMV faster than FP16) but converts every
     weight in every MMA group that reads it, in the MMA's instruction stream (slower than FP16

@@ -73,7 +73,7 @@ QUANTIZE_STEP = {"operations": 4, "passes": ((2, 1024, 1024), (2 + 1, 1024, 256)
 # Seconds per round of those blocks beyond their loads (a block reduction and its atomic),
 # calibrated by tools/calibrate_gpu.py on the M <= 64 FP8 rows of aiconfigurator_h100_sxm.yaml
 # (role calibration), where the step's fixed cost shows; taken by every GPU.
-QUANTIZE_ROUND = 0.9573e-6
+QUANTIZE_ROUND = 0.8387e-6
 # LUT-GEMM per lookup: one LDS of the table entry and one FP16 FMA (scale alpha, accumulate).
 LOOKUP_FP_OPS = 1.0
 

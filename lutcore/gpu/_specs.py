@@ -102,7 +102,7 @@ TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-
 # FP8 kernels of DeepGEMM and TileLang reach; 0.5878 while those loads were priced at the DRAM
 # rate, which left the slow passes inside the GEMM's rate). The
 # model's pipe overlap and fixed costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7663, 0.6947
+FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7698, 0.6914
 # The FP8 fractions with which the tile model reproduces C1's FP8 MAMF rows (best shapes)
 MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
 # The H200 FP8 fraction: the H100's times the ratio of their MAMF rows (C1, one search each)
@@ -118,7 +118,7 @@ INT8_A100 = 0.7977
 # (M >= 1024) BF16 GEMMs of C5 (H100) and C6 (A100): the same shapes run 6-11 % faster there
 # than in C2's older PyTorch / cuBLAS on an H100 (median 7.5 % at M >= 1024), so the rate is the
 # library's, as TensorRT-LLM's FP8 rate (the H200 takes the H100's: same GH100 compute).
-TRTLLM_16_A100, TRTLLM_16_H100 = 0.8633, 0.8707
+TRTLLM_16_A100, TRTLLM_16_H100 = 0.8633, 0.8782
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one

@@ -37,7 +37,14 @@ T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for De
    Matrix-Matrix Multiplication on the GPU", PPoPP 2023; CUTLASS 3 sm90 persistent kernels'
    StreamKScheduler): a persistent kernel splits the MAC iterations of all tiles evenly over the
    SMs, so there is no partial last wave; each SM's boundary tile is completed by a partial-sum
-   fixup through L2. Offered for the SM90 tiles.
+   fixup through L2. Offered for the SM90 tiles whose output tiles fill at least one wave of
+   resident CTAs: stream-K removes a partial last wave, and below one wave the decomposition is
+   split-K (T3) with its second kernel (T10). cuBLAS's choice is not public; this one is read
+   off the H100 calibration sets (aiconfigurator_h100_sxm*.yaml: TensorRT-LLM, vLLM and SGLang
+   alike): at M <= 256 the 8-16 output tiles of N = 1024, K = 4096 take 1.6-2.5 us more than
+   the same bytes as 32-64 tiles of N = 4096, K = 1024, a second kernel's fixed cost, where a
+   stream-K kernel would spread either over every SM in one kernel (Vidur's H100 GEMMs 8.2 ->
+   6.9 % MAPE, aiconfigurator's TensorRT-LLM BF16 / FP8 5.5 -> 4.7 %, before the refit).
 T5 Epilogue: by default a tile's output store overlaps the MMAs (co-resident CTAs, asynchronous
    TMA stores, or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile:
    L. Wright, A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
@@ -518,6 +525,7 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     useful_split &= work.persistent | (c["streamk"] == 0)
+    useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)  # T4: a full wave
     if work.tiles[0] == "trtllm_weight_only":  # T8: only the GEMV below SMALL_M_FAST_PATH
         gemv = c["group"] == 0
         useful_split &= jnp.where(m < TRTLLM_WO_GEMV_M, gemv,
