@@ -525,7 +525,8 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     useful_split &= work.persistent | (c["streamk"] == 0)
-    useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)  # T4: a full wave
+    if work.tiles[0] == "library":  # T4: a full wave (Marlin's own persistent walk is T7's)
+        useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)
     if work.tiles[0] == "trtllm_weight_only":  # T8: only the GEMV below SMALL_M_FAST_PATH
         gemv = c["group"] == 0
         useful_split &= jnp.where(m < TRTLLM_WO_GEMV_M, gemv,
