@@ -290,6 +290,10 @@ def test_stream_k_only_from_one_full_wave_of_tiles():
     assert 0.8 * gpu.H100.kernel_latency < extra < 1.2 * gpu.H100.kernel_latency
     many = gpu.gemm_latency(gpu.H100, "cublas", 2048, 12288, 4096, act="bf16")
     assert float(many.waves) == pytest.approx(768 / 132)
+    # Marlin's persistent walk (T7) is not the library's stream-K: its M = 1 tile (64 tiles of
+    # 16 x 128 for 108 SMs, under a wave) still runs
+    marlin = gpu.gemm_latency(gpu.A100, "marlin", 1, 8192, 8192, weight_bits=4, group_size=0)
+    assert np.isfinite(float(marlin.seconds)) and float(marlin.tile_n) == 128
 
 
 def test_low_bit_weights_help_small_m_and_never_large_m():
