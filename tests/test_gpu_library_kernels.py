@@ -292,3 +292,22 @@ def test_trtllm_weight_only_splits_k_into_whole_k_slabs(k, allowed):
                               group_size=0)
     assert set(np.asarray(picked.split_k).ravel().tolist()) <= allowed
     assert {s for s in range(1, 8) if (k // s) % 64 == 0} == allowed  # the C++ test, by hand
+
+
+def test_plugins_run_the_tactic_profiled_at_the_next_power_of_two():
+    """T11: TensorRT-LLM's GEMM plugins run at M the tactic that was fastest at the power of two
+    at or above M (at most 8192): at M = 80 the weight-only plugin on the A100 (N = K = 4096)
+    runs M = 128's tile, which is not the fastest tile at M = 80, so it takes longer than an
+    autotuner's pick; at a power of two the two agree to the bit. SmoothQuant likewise."""
+    assert np.asarray(_tiles.profiled_m(jnp.array([1.0, 2, 3, 5, 80, 128, 129, 9000]))).tolist() \
+        == [1, 2, 4, 8, 128, 128, 256, 8192]
+    for kernel, act, quant in (("trtllm_weight_only", "fp16", gpu.Quant(4, group_size=0)),
+                               ("trtllm_smoothquant", "int8", gpu.Quant(8))):
+        record = _library.KERNEL_LIBRARY[kernel]
+        fastest = dataclasses.replace(record, work=record.work._replace(selection="fastest"))
+        m = np.array([80.0, 128.0])
+        run = gpu.gemm_latency(gpu.A100, record, m, 4096, 4096, act=act, quant=quant)
+        best = gpu.gemm_latency(gpu.A100, fastest, m, 4096, 4096, act=act, quant=quant)
+        assert float(run.tile_m[0]) == float(run.tile_m[1]) != float(best.tile_m[0])
+        assert float(run.seconds[0]) > float(best.seconds[0])
+        assert float(run.seconds[1]) == float(best.seconds[1])

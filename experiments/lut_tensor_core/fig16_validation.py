@@ -175,6 +175,54 @@ def residuals(ds: xr.Dataset) -> str:
     return markdown_table(["role", "GPU", "kernel", *bins], rows)
 
 
+# Mixed-precision kernel records of one family: the same library kernel, built or timed
+# differently (fpA_intB: TensorRT-LLM's plugin, the TVM builds of TensorRT-LLM / FasterTransformer)
+FAMILIES = {"trtllm_weight_only": "fpA_intB", "fpa_intb": "fpA_intB", "marlin": "Marlin",
+            "dequant": "CUTLASS mixed-input"}
+GEMV_M = 5  # TensorRT-LLM's weight-only plugin runs its GEMV below it (lutcore.gpu._tiles T8)
+
+
+def _set_records(sources) -> dict:
+    """{(source, set): (kernel, weight bits, group size)} of the mixed-precision sets."""
+    out = {}
+    for source in sorted(set(sources)):
+        for entry in _measured.load(source)["sets"]:
+            if entry.get("kernel") in FAMILIES:
+                out[source, entry["name"]] = (entry["kernel"], entry.get("weight_bits"),
+                                              entry.get("group_size", 128))
+    return out
+
+
+def disagreements(ds: xr.Dataset) -> list[list]:
+    """Rows (GPU, family, weights, m x n x k, source a and its ms, source b and its ms, b / a - 1
+    in %) of every shape that two sources time on one GPU with one mixed-precision kernel family
+    and weight format (``FAMILIES``; TensorRT-LLM's plugin below M = 5 runs its GEMV, a family
+    of its own): how far the measurements themselves disagree."""
+    records = _set_records(ds.source.values)
+    seen: dict = {}
+    for point, source, name, device, measured in zip(ds.point.values, ds.source.values,
+                                                     ds.set.values, ds.device.values,
+                                                     ds.measured.values):
+        record = records.get((str(source), str(name)))
+        match = re.search(r": ((\d+)x\d+x\d+)", str(point))
+        if record and match:
+            kernel, bits, group = record
+            gemv = kernel == "trtllm_weight_only" and int(match.group(2)) < GEMV_M
+            family = "TensorRT-LLM GEMV" if gemv else FAMILIES[kernel]
+            key = (str(device), (family, bits, group), match.group(1))
+            seen.setdefault(key, {}).setdefault(f"{source} ({name})", float(measured))
+    rows = []
+    for (device, (family, bits, group), shape), timed in sorted(seen.items()):
+        named = sorted(timed.items())
+        for i, (a, ta) in enumerate(named):
+            for b, tb in named[i + 1:]:
+                if a.split(" ")[0] != b.split(" ")[0]:
+                    weights = f"W{bits}" + (f" g{group}" if group else " per channel")
+                    rows.append([device, family, weights, shape, a, f"{ta:.4g}", b, f"{tb:.4g}",
+                                 f"{(tb / ta - 1) * 100:+.1f}"])
+    return rows
+
+
 def trust(ds: xr.Dataset) -> str:
     """Where to trust the model: the validation groups of at least ``MIN_ROWS`` rows inside
     ``TRUSTED``, those outside it, and the groups too small to say."""
@@ -238,7 +286,12 @@ def table(ds: xr.Dataset) -> str:
             + markdown_table(["source", "set", "role", "GPU", "rows", "MAPE (%)", "bias (%)"],
                              per_set, right=3)
             + "\n\nMean error (%) of the GEMM rows against M, per GPU and kernel (set kind "
-            "before its shape), rows in brackets:\n\n" + residuals(ds))
+            "before its shape), rows in brackets:\n\n" + residuals(ds)
+            + "\n\nWhere two sources time one shape on one GPU with one mixed-precision kernel "
+            "family (the measurements' own disagreement; a bound below it cannot be met on both):"
+            "\n\n" + (markdown_table(["GPU", "family", "weights", "m x n x k", "source a",
+                                      "a (ms)", "source b", "b (ms)", "b / a - 1 (%)"],
+                                     disagreements(ds), right=1) or "none"))
 
 
 def simulated_days(slowdown: float, task_s: float) -> float:

@@ -228,7 +228,7 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "flow's Linear, the cuBLAS its release ships) at its own rates",
            rates="tensorrt_llm"),
     Kernel("trtllm_smoothquant", "TensorRT-LLM SmoothQuant plugin", "tensor_core", "activation",
-           Work(tiles=("trtllm_int8",)),
+           Work(tiles=("trtllm_int8",), selection="profiled"),
            "NVIDIA/TensorRT-LLM plugins/smoothQuantGemmPlugin and cutlass_heuristic.cpp "
            "(_tiles T9)", acts=("int8",)),
     Kernel("dequant", "CUTLASS mixed-input", "tensor_core", "quantized",
@@ -241,7 +241,8 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "tlc-pack/cutlass_fpA_intB_gemm@390e821 (_tiles T6)", weight_bits=(4, 8),
            conversions=tuple(FPA_INTB_DEQUANT.items())),
     Kernel("trtllm_weight_only", "TensorRT-LLM weight-only plugin", "tensor_core", "quantized",
-           Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4]),
+           Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4],
+                selection="profiled"),
            _TRTLLM + " (_tiles T8)", weight_bits=(4, 8),
            conversions=tuple(FPA_INTB_DEQUANT.items())),
     Kernel("marlin", "Marlin", "tensor_core", "quantized",

@@ -69,7 +69,8 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
    converts the 64 weight rows it multiplies, the next k-block's while its wgmma runs
    (asynchronous: conversion and MMA overlap). The plugin profiles every tactic when the engine
-   is built and runs the fastest (selection ``"fastest"``); its batched GEMV CUDA kernel
+   is built and runs the fastest at the profiled M (selection ``"profiled"``, T11); its batched
+   GEMV CUDA kernel
    (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
    the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
    for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
@@ -88,6 +89,12 @@ T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: p
    batch count of 1 (GemmUniversalMode::kBatched), so no tactic splits K; sm80 mma.sync
    kernels on every GPU (dispatchToArch: Sm80 for sm 80-90; its sm90 tactics would need the
    HOPPER flag, which the INT8 runner does not set).
+T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic from a profile
+   (plugins/common/gemmPluginProfiler.cpp@027cd51): the engine build times every tactic at
+   the powers of two from the next one at or above its smallest M up to the next one at or
+   above its largest (at most MAX_PROFILE_M, gemmPluginProfiler.h), and a run at M takes the
+   fastest of the power of two at or above M (getBestConfig: nextPowerOfTwo(m)), so a run at
+   M = 80 runs the tactic that was fastest at M = 128 (selection ``"profiled"``).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -138,6 +145,8 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # the plugin runs its GEMV kernel
 TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
 TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
+# T11: the largest M a TensorRT-LLM GEMM plugin profiles (gemmPluginProfiler.h@027cd51)
+MAX_PROFILE_M = 8192
 # T8's GEMV: its (tm, tn) tiles, the M below which it always runs, the largest M it takes
 TRTLLM_WO_GEMV_TILES, TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = ((16, 16), (16, 32)), 5, 15
 # T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
@@ -185,8 +194,9 @@ class Work(NamedTuple):
     (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
     kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
     ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
-    ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6) or
-    ``"marlin"`` (by M, T7); ``ctas_per_sm``: a fixed residency (0: as resources allow);
+    ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
+    ``"marlin"`` (by M, T7) or ``"profiled"`` (the fastest at ``profiled_m``, T11);
+    ``ctas_per_sm``: a fixed residency (0: as resources allow);
     ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
     launch)."""
 
@@ -501,19 +511,10 @@ def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
     return CANDIDATE_TABLES[tiles[0]](*tiles[1:])
 
 
-@functools.partial(jax.jit, static_argnames=("work",))
-def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
-    """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
-    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
-    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
-    shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
-    m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
-    launches = jnp.ceil(m / work.rows_per_launch) if work.rows_per_launch else 1.0
-    m = m / launches
-    c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
-    occ = occupancy(hw, c, work)
-    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
-    pipes = pipe_times(hw, c, k_pad, occ, work)
+def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
+                     work: Work):
+    """(seconds, traffic, tiles per SM) of every candidate ``c`` for m x n x k (m, n, k:
+    [..., 1]); infeasible or unoffered candidates take infinite seconds."""
     moved = traffic(hw, c, m, n, k, occ)
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
@@ -544,10 +545,34 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
              + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ)
              + serial_fixup(hw, c, work))
-    total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
+    return jnp.where(occ.feasible & useful_split, total, jnp.inf), moved, tiles_per_sm
+
+
+def profiled_m(m):
+    """The M whose profile picks the tactic of a TensorRT-LLM GEMM plugin run at M (T11): the
+    power of two at or above M, at most ``MAX_PROFILE_M``."""
+    return jnp.minimum(2.0 ** jnp.ceil(jnp.log2(jnp.maximum(m, 1.0))), MAX_PROFILE_M)
+
+
+@functools.partial(jax.jit, static_argnames=("work",))
+def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
+    """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
+    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
+    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
+    shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
+    m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
+    launches = jnp.ceil(m / work.rows_per_launch) if work.rows_per_launch else 1.0
+    m = m / launches
+    c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
+    occ = occupancy(hw, c, work)
+    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
+    pipes = pipe_times(hw, c, k_pad, occ, work)
+    total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work)
     scale = tiles_per_sm / hw.clock * launches
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
-            "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms)}[work.selection]()
+            "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
+            "profiled": lambda: jnp.argmin(candidate_totals(
+                hw, c, occ, pipes, profiled_m(m), n, k, work)[0], axis=-1)}[work.selection]()
     picked = select(total * launches, {
         "seconds": total * launches, "compute": pipes.compute * scale,
         "cuda_core": pipes.cuda_core * scale, "smem": pipes.smem * scale,
