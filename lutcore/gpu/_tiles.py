@@ -68,9 +68,11 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    128 bytes of activations (64 FP16), Ping-Pong for 64 rows and Cooperative for 128 (one
    producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
    converts the 64 weight rows it multiplies, the next k-block's while its wgmma runs
-   (asynchronous: conversion and MMA overlap). The plugin profiles every tactic when the engine
-   is built and runs the fastest at the profiled M (selection ``"profiled"``, T11); its batched
-   GEMV CUDA kernel
+   (asynchronous: conversion and MMA overlap). A later launcher (fpA_intB_launcher_sm90.inl
+   @2a9abd9) runs the 128-row tiles under CUTLASS's stream-K scheduler; whether the releases
+   the data time do is not established, so it is not offered. The plugin profiles every tactic
+   when the engine is built and runs the fastest at the profiled M (selection
+   ``"profiled"``, T11); its batched GEMV CUDA kernel
    (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
    the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
    for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
