@@ -301,6 +301,9 @@ def test_plugins_run_the_tactic_profiled_at_the_next_power_of_two():
     autotuner's pick; at a power of two the two agree to the bit. SmoothQuant likewise."""
     assert np.asarray(_tiles.profiled_m(jnp.array([1.0, 2, 3, 5, 80, 128, 129, 9000]))).tolist() \
         == [1, 2, 4, 8, 128, 128, 256, 8192]
+    m = np.arange(1, 10001)  # against integer arithmetic (nextPowerOfTwo), every M to 10000
+    oracle = [min(1 << int(x - 1).bit_length(), 8192) for x in m]
+    assert np.asarray(_tiles.profiled_m(jnp.asarray(m, float))).tolist() == oracle
     for kernel, act, quant in (("trtllm_weight_only", "fp16", gpu.Quant(4, group_size=0)),
                                ("trtllm_smoothquant", "int8", gpu.Quant(8))):
         record = _library.KERNEL_LIBRARY[kernel]

@@ -552,8 +552,12 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
 
 def profiled_m(m):
     """The M whose profile picks the tactic of a TensorRT-LLM GEMM plugin run at M (T11): the
-    power of two at or above M, at most ``MAX_PROFILE_M``."""
-    return jnp.minimum(2.0 ** jnp.ceil(jnp.log2(jnp.maximum(m, 1.0))), MAX_PROFILE_M)
+    power of two at or above M, at most ``MAX_PROFILE_M`` (from the float's exponent, exact:
+    no logarithm whose rounding could move a power of two)."""
+    m = jnp.ceil(jnp.maximum(m, 1.0))
+    mantissa, exponent = jnp.frexp(m)
+    return jnp.minimum(jnp.where(mantissa == 0.5, m, jnp.ldexp(jnp.ones_like(m), exponent)),
+                       MAX_PROFILE_M)
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
