@@ -296,7 +296,8 @@ def test_trtllm_weight_only_splits_k_into_whole_k_slabs(k, allowed):
 
 def test_plugins_run_the_tactic_profiled_at_the_next_power_of_two():
     """T11: TensorRT-LLM's GEMM plugins run at M the tactic that was fastest at the power of two
-    at or above M (at most 8192): at M = 80 the weight-only plugin on the A100 (N = K = 4096)
+    at or above M (at most 8192; the weight-only plugin profiles every M below 16 itself, so
+    there it runs M's own): at M = 80 the weight-only plugin on the A100 (N = K = 4096)
     runs M = 128's tile, which is not the fastest tile at M = 80, so it takes longer than an
     autotuner's pick; at a power of two the two agree to the bit. SmoothQuant likewise."""
     assert np.asarray(_tiles.profiled_m(jnp.array([1.0, 2, 3, 5, 80, 128, 129, 9000]))).tolist() \
@@ -304,6 +305,8 @@ def test_plugins_run_the_tactic_profiled_at_the_next_power_of_two():
     m = np.arange(1, 10001)  # against integer arithmetic (nextPowerOfTwo), every M to 10000
     oracle = [min(1 << int(x - 1).bit_length(), 8192) for x in m]
     assert np.asarray(_tiles.profiled_m(jnp.asarray(m, float))).tolist() == oracle
+    below = np.asarray(_tiles.profiled_m(jnp.asarray(m, float), 16))
+    assert below[:15].tolist() == list(range(1, 16)) and below[15:].tolist() == oracle[15:]
     for kernel, act, quant in (("trtllm_weight_only", "fp16", gpu.Quant(4, group_size=0)),
                                ("trtllm_smoothquant", "int8", gpu.Quant(8))):
         record = _library.KERNEL_LIBRARY[kernel]

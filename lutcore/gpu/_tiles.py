@@ -92,11 +92,12 @@ T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: p
    kernels on every GPU (dispatchToArch: Sm80 for sm 80-90; its sm90 tactics would need the
    HOPPER flag, which the INT8 runner does not set).
 T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic from a profile
-   (plugins/common/gemmPluginProfiler.cpp@027cd51): the engine build times every tactic at
-   the powers of two from the next one at or above its smallest M up to the next one at or
-   above its largest (at most MAX_PROFILE_M, gemmPluginProfiler.h), and a run at M takes the
-   fastest of the power of two at or above M (getBestConfig: nextPowerOfTwo(m)), so a run at
-   M = 80 runs the tactic that was fastest at M = 128 (selection ``"profiled"``).
+   (plugins/common/gemmPluginProfiler.cpp@c85e872): the engine build times every tactic at
+   the powers of two up to the next one at or above its largest M (at most MAX_PROFILE_M,
+   getMaxProfileM), the weight-only plugin with its CUDA kernel also at every M below 16
+   (hasWeightOnlyCudaKernel), and a run at M takes the fastest of M itself where it was
+   profiled, else of the power of two at or above M (getBestConfig): a run at M = 80 runs the
+   tactic that was fastest at M = 128 (selection ``"profiled"``).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -147,8 +148,9 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # the plugin runs its GEMV kernel
 TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
 TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
-# T11: the largest M a TensorRT-LLM GEMM plugin profiles (gemmPluginProfiler.h@027cd51)
-MAX_PROFILE_M = 8192
+# T11: the largest M a TensorRT-LLM GEMM plugin profiles, and the M below which the weight-only
+# plugin profiles every M (gemmPluginProfiler.cpp@c85e872)
+MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 # T8's GEMV: its (tm, tn) tiles, the M below which it always runs, the largest M it takes
 TRTLLM_WO_GEMV_TILES, TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = ((16, 16), (16, 32)), 5, 15
 # T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
@@ -550,14 +552,15 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     return jnp.where(occ.feasible & useful_split, total, jnp.inf), moved, tiles_per_sm
 
 
-def profiled_m(m):
-    """The M whose profile picks the tactic of a TensorRT-LLM GEMM plugin run at M (T11): the
-    power of two at or above M, at most ``MAX_PROFILE_M`` (from the float's exponent, exact:
-    no logarithm whose rounding could move a power of two)."""
+def profiled_m(m, every_below: int = 1):
+    """The M whose profile picks the tactic of a TensorRT-LLM GEMM plugin run at M (T11): M
+    itself below ``every_below`` (the weight-only plugin: ``PROFILED_EVERY_M_BELOW``), else
+    the power of two at or above M, at most ``MAX_PROFILE_M`` (from the float's exponent,
+    exact: no logarithm whose rounding could move a power of two)."""
     m = jnp.ceil(jnp.maximum(m, 1.0))
     mantissa, exponent = jnp.frexp(m)
-    return jnp.minimum(jnp.where(mantissa == 0.5, m, jnp.ldexp(jnp.ones_like(m), exponent)),
-                       MAX_PROFILE_M)
+    power = jnp.where(mantissa == 0.5, m, jnp.ldexp(jnp.ones_like(m), exponent))
+    return jnp.where(m < every_below, m, jnp.minimum(power, MAX_PROFILE_M))
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
@@ -574,11 +577,13 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
     pipes = pipe_times(hw, c, k_pad, occ, work)
     total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work)
+    every_below = PROFILED_EVERY_M_BELOW if work.tiles[0] == "trtllm_weight_only" else 1
     scale = tiles_per_sm / hw.clock * launches
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
             "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
             "profiled": lambda: jnp.argmin(candidate_totals(
-                hw, c, occ, pipes, profiled_m(m), n, k, work)[0], axis=-1)}[work.selection]()
+                hw, c, occ, pipes, profiled_m(m, every_below), n, k, work)[0],
+                axis=-1)}[work.selection]()
     picked = select(total * launches, {
         "seconds": total * launches, "compute": pipes.compute * scale,
         "cuda_core": pipes.cuda_core * scale, "smem": pipes.smem * scale,
