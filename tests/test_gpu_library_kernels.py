@@ -250,6 +250,29 @@ def test_smoothquant_tactics_run_as_dispatched():
     assert float(skinny.split_k) == 1.0
 
 
+def test_mma_sync_kernels_are_capped_on_hopper_only():
+    """S10: an mma.sync kernel (SmoothQuant, fpA_intB, Marlin) reaches on Hopper at most
+    977.9 / 1513 (INT8) or 494.4 / 756.5 (FP16) of the peak on zero inputs, over 295 / 257 (C3)
+    on random ones: INT8 4096 MACs x 0.56308 = 2306.4 per SM per clock on the H200, where
+    cuBLAS's wgmma keeps its FP8 MAMF fraction 0.7766 (3180.95); on the A100, whose native MMA
+    is mma.sync, SmoothQuant keeps its calibrated INT8 fraction (2048 x 0.7977)."""
+    from lutcore.gpu import _kernels
+    zeros = 295 / 257
+    sq = _kernels.hardware(gpu.H200, "trtllm_smoothquant", "int8").macs
+    assert float(sq) == pytest.approx(4096 * 977.9 / 1513 / zeros, rel=2e-4)
+    assert float(_kernels.hardware(gpu.H200, "cublas", "int8").macs) == pytest.approx(
+        4096 * 0.7766, rel=1e-4)
+    marlin = _kernels.hardware(gpu.H100, "marlin", "fp16", 4).macs
+    assert float(marlin) == pytest.approx(2048 * 494.4 / 756.5 / zeros, rel=2e-4)
+    assert float(_kernels.hardware(gpu.A100, "trtllm_smoothquant", "int8").macs) == (
+        pytest.approx(2048 * 0.7977, rel=1e-9))
+    # the cap shows in a compute-bound SmoothQuant GEMM: it runs slower than uncapped
+    uncapped = dataclasses.replace(gpu.H200, mma_sync_fraction=())
+    times = [float(gpu.gemm_latency(spec, "trtllm_smoothquant", 8192, 8192, 8192, act="int8",
+                                    weight_bits=8).seconds) for spec in (gpu.H200, uncapped)]
+    assert times[0] > 1.2 * times[1]
+
+
 def test_serial_split_k_fixup_chain():
     """T10: TensorRT-LLM's serial split-K (T8 sm80) passes the output tile from split to split:
     d seconds / d dram_latency = 2 (split - 1) (a semaphore read and a partial-sum load per

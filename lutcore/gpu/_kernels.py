@@ -198,7 +198,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         a_bytes, macs = ACT_BYTES[act], 0.0
     else:
         a_bytes = ACT_BYTES[act]
-        macs = gpu.tensor_macs(act, setup.accumulate) * gpu.efficiency(act, record.rates)
+        rate = gpu.sync_efficiency if record.mma_sync else gpu.efficiency
+        macs = gpu.tensor_macs(act, setup.accumulate) * rate(act, record.rates)
         if record.weights == "quantized":
             w_bytes += quant.scale_bytes
     values = dict(
