@@ -273,6 +273,28 @@ def test_mma_sync_kernels_are_capped_on_hopper_only():
     assert times[0] > 1.2 * times[1]
 
 
+def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_and_a_shared_memory_load():
+    """T12 by hand: INT4 weight-only at M = 16, N = 4096, K = 4096 on the H200 runs 64 CTAs
+    (16 tokens x 64 weight rows) on 132 SMs, one round, each walking 64 k-tiles; with a
+    wgmma latency of 10000 clocks the chain binds: 64 x (10000 + 29) clocks at 1.83 GHz plus a
+    kernel's fixed time and one tile prologue. cuBLAS's SS wgmma kernels do not wait so: their
+    time does not move with the latency; nor does the A100's (mma.sync) weight-only kernel."""
+    slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
+    r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, 4096, 4096, weight_bits=4,
+                         group_size=0)
+    assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 64.0, 1.0)
+    chain = 64 * (10000 + 29) / 1.83e9
+    assert float(r.seconds) == pytest.approx(
+        chain + gpu.H200.kernel_latency + gpu.H200.gemm_prologue, rel=5e-3)
+    assert float(gpu.gemm_latency(gpu.H200, "trtllm_weight_only", 16, 4096, 4096, weight_bits=4,
+                                  group_size=0).seconds) < 0.2 * float(r.seconds)
+    for spec, kernel, bits in ((gpu.H200, "cublas", 16), (gpu.A100, "trtllm_weight_only", 4)):
+        times = {float(gpu.gemm_latency(dataclasses.replace(spec, wgmma_latency=t), kernel, 16,
+                                        4096, 4096, weight_bits=bits).seconds)
+                 for t in (128.0, 10000.0)}
+        assert len(times) == 1
+
+
 def test_serial_split_k_fixup_chain():
     """T10: TensorRT-LLM's serial split-K (T8 sm80) passes the output tile from split to split:
     d seconds / d dram_latency = 2 (split - 1) (a semaphore read and a partial-sum load per

@@ -25,8 +25,10 @@ S10 W. Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU Architectu
    throttling) reaches FP16 m16n8k16 494.4 TFLOPS and INT8 m16n8k32 977.9 TOPS of the part's
    dense 756.5 / 1513 (the H100 PCIe datasheet's, half its sparse 1513 / 3026): "mma on Hopper
    reaches only an average 62.9 % of theoretical peak", against > 95 % for wgmma (Table VIII).
-   Values as a public reading note of the paper transcribes its tables (the paper's own table
-   was not reachable here).
+   Table IV: a dependent shared-memory load takes 29.0 SM clocks on the H800; Table VIII: a
+   dense wgmma m64n256k16 (SS) completes 128.0 clocks after its issue (the extended version,
+   arXiv 2501.12084v2: RS latency not above SS's at any N). Values as a public reading note of
+   the paper transcribes its tables (the paper's own tables were not reachable here).
 
 Achievable rates, from public measurements (none of them a validation set of ``lut-fig16``;
 the calibration sets are stored with their source under experiments/reference/measured/):
@@ -172,6 +174,8 @@ class GPUSpec:
     ring step: 2 (p - 1) of them) and ``allreduce_efficiency`` price tensor-parallel
     all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
     mma.sync instructions reach where they are not the native MMA (Hopper, S10; empty: no cap).
+    ``wgmma_latency`` / ``smem_latency``: SM clocks from a wgmma's issue to its result and of a
+    dependent shared-memory load (S10; 0 where unused).
     ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16 accumulators where the part
     runs it faster than with FP32 ones (GeForce GA102)."""
 
@@ -210,6 +214,8 @@ class GPUSpec:
     allreduce_efficiency: float = 1.0  # achieved fraction of nvlink_bandwidth (bus bandwidth)
     fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
     mma_sync_fraction: tuple = ()  # ((dtype, fraction), ...): mma.sync's ceiling (empty: none)
+    wgmma_latency: float = 0.0  # SM clocks, issue to result (0: no wgmma)
+    smem_latency: float = 0.0  # SM clocks of a dependent shared-memory load
 
     def __post_init__(self):
         dtypes = list(self.tensor_dtypes)
@@ -415,6 +421,7 @@ H100 = GPUSpec(
     dram_latency=4.20e-7,
     mma_warps=4,  # S4, S9: wgmma warpgroups
     mma_sync_fraction=MMA_SYNC_HOPPER,  # S10
+    wgmma_latency=128.0, smem_latency=29.0,  # S10 Tables VIII and IV (H800)
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=5.338e-6, allreduce_hop_latency=8.445e-7,  # C7 (aiconfigurator_nccl)
     allreduce_efficiency=0.6380)

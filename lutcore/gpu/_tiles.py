@@ -31,8 +31,7 @@ T2 CUTLASS 3 (GenerateSM90_TensorOp_16b_WGMMA_gemm, warp-specialized kernels): S
    {64, 128, 256} x {64, 128, 256} (up to 256 x 128 / 128 x 256), k-slab 64, one producer
    warpgroup plus one consumer warpgroup per 64 rows (wgmma m64nNk16: the group tile is
    64 x tn), as many stages as shared memory holds ("StageCountAutoCarveout").
-T3 Split-K (CUTLASS "GemmSplitKParallel", cuBLAS split-K heuristics) adds parallelism only when
-   the output tiles cannot fill the SMs; it is offered only then.
+T3 Split-K (CUTLASS GemmSplitKParallel, cuBLAS heuristics): only where tiles leave SMs idle.
 T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense
    Matrix-Matrix Multiplication on the GPU", PPoPP 2023; CUTLASS 3 sm90 persistent kernels'
    StreamKScheduler): a persistent kernel splits the MAC iterations of all tiles evenly over the
@@ -67,12 +66,11 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    register operand, CTA 64 or 128 weight rows (N) x 16, 32, 64, 128 or 256 tokens (M), k-slab
    128 bytes of activations (64 FP16), Ping-Pong for 64 rows and Cooperative for 128 (one
    producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
-   converts the 64 weight rows it multiplies, the next k-block's while its wgmma runs
-   (asynchronous: conversion and MMA overlap). A later launcher (fpA_intB_launcher_sm90.inl
-   @2a9abd9) runs the 128-row tiles under CUTLASS's stream-K scheduler; whether the releases
-   the data time do is not established, so it is not offered. The plugin profiles every tactic
-   when the engine is built and runs the fastest at the profiled M (selection
-   ``"profiled"``, T11); its batched GEMV CUDA kernel
+   converts its 64 weight rows, the next k-block's while its wgmma runs (and T12). A later
+   launcher (fpA_intB_launcher_sm90.inl@2a9abd9) runs the 128-row tiles under CUTLASS's
+   stream-K scheduler; whether the releases the data time do is not established, so it is not
+   offered. The plugin profiles every tactic when the engine is built and runs the fastest at
+   the profiled M (selection ``"profiled"``, T11); its batched GEMV CUDA kernel
    (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
    the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
    for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
@@ -98,6 +96,9 @@ T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic fro
    (hasWeightOnlyCudaKernel), and a run at M takes the fastest of M itself where it was
    profiled, else of the power of two at or above M (getBestConfig): a run at M = 80 runs the
    tactic that was fastest at M = 128 (selection ``"profiled"``).
+T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecialized_mixed_
+   input.hpp ``mma``): a consumer warpgroup waits for a k-tile's first wgmma, then loads and
+   converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -179,6 +180,7 @@ class Hardware(NamedTuple):
     cuda_core_flops: jnp.ndarray  # FLOP / s
     kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
     dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
+    rs_chain: jnp.ndarray  # SM clocks a k-tile of the sm90 mixed-input main loop takes at least
     tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
@@ -538,12 +540,15 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     # pipe's time instead of hiding under it; an asynchronous wgmma (group 4, T8) runs while
     # its warpgroup converts the next k-block (LUT-GEMM's CUDA-core work is its only compute).
     overlap = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
+    tile_clocks, chain = overlap, 0.0
     if work.dequant_ops != (0.0, 0.0):
         tile_clocks = jnp.where(c["group"] == 4, overlap,
                                 jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem))
-    else:
-        tile_clocks = overlap
-    sm_time = tiles_per_sm * tile_clocks / hw.clock
+        # T12: an SM runs its tiles' chains in rounds of co-resident CTAs (stream-K: one CTA)
+        rounds = jnp.where(c["streamk"] > 0, tiles_per_sm, jnp.ceil(tiles_per_sm / occ.ctas))
+        chain = jnp.where(c["group"] == 4, rounds * jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"])
+                          * hw.rs_chain, 0.0)
+    sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / hw.clock
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     launches_per_gemm = 1.0 + (c["split"] > 1)  # T10: split-K's memset or reduction kernel
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
