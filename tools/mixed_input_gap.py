@@ -13,6 +13,13 @@ readings of the measured times:
   plugin runs that row's tactic there (``_tiles`` T11), on less work, so a ratio above 1 is
   something the profiler's pick cannot produce.
 
+The model's sm90 k-tile holds at least a wgmma's and a shared-memory load's latency (``_tiles``
+T12, 157 clocks from Luo et al.'s microbenchmarks); what the H200 rows spend beyond it (about
+200 more clocks) has no published number. aiconfigurator's h100_sxm MoE rows of w4a16_mxfp4
+(gpt-oss shapes) do not time this main loop: on Hopper its collector runs TensorRT-LLM's Triton
+MoE backend (collector/trtllm/collect_moe_v3.py at aiconfigurator@e79937c9b^, moe_backend
+"triton" for 86 < sm < 100; kernel_source moe_torch_flow, not the CUTLASS flows).
+
 Usage: PYTHONPATH=. python tools/mixed_input_gap.py
 """
 
