@@ -17,13 +17,15 @@ The model's sm90 k-tile holds at least a wgmma's and a shared-memory load's late
 T12, 157 clocks from Luo et al.'s microbenchmarks); what the H200 rows spend beyond it (about
 200 more clocks) has no published number. TensorRT-LLM's sm90 launcher
 (fpA_intB_launcher_sm90.inl@03cff08) builds CUTLASS's own collective; its later interleaved copy
-(cutlass_extensions sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69)
+(cutlass_extensions, sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp
+@1bced69)
 waits after every wgmma (warpgroup_wait<K_BLOCK_MAX - type_factor / 2>: INT4 keeps 2 in flight,
 INT8 3), which would lengthen the INT4 chain; which one the measured release runs is not
-established, so the model keeps the bound both share. aiconfigurator's h100_sxm MoE rows of w4a16_mxfp4
-(gpt-oss shapes) do not time this main loop: on Hopper its collector runs TensorRT-LLM's Triton
-MoE backend (collector/trtllm/collect_moe_v3.py at aiconfigurator@e79937c9b^, moe_backend
-"triton" for 86 < sm < 100; kernel_source moe_torch_flow, not the CUTLASS flows).
+established, so the model keeps the bound both share. aiconfigurator's h100_sxm MoE rows of
+w4a16_mxfp4 (gpt-oss shapes) do not time this main loop: on Hopper its collector runs
+TensorRT-LLM's Triton MoE backend (collector/trtllm/collect_moe_v3.py at aiconfigurator
+@e79937c9b^, moe_backend "triton" for 86 < sm < 100; kernel_source moe_torch_flow, not the
+CUTLASS flows).
 
 Usage: PYTHONPATH=. python tools/mixed_input_gap.py
 """
