@@ -129,6 +129,8 @@ def test_efficiency_outside_zero_one_is_rejected(field, value):
         dataclasses.replace(gpu.A100, **{field: value})
     with pytest.raises(ValueError, match=r"dtype_efficiency\[int8\]"):
         dataclasses.replace(gpu.A100, dtype_efficiency=(("int8", value),))
+    with pytest.raises(ValueError, match=r"mma_sync_fraction\[int8\]"):
+        dataclasses.replace(gpu.H100, mma_sync_fraction=(("int8", value),))
 
 
 @pytest.mark.parametrize("spec,kernel,act,bits", CASES)

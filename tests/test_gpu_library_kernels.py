@@ -259,6 +259,51 @@ def test_smoothquant_tactics_run_as_dispatched():
     assert float(skinny.split_k) == 1.0
 
 
+def test_mma_sync_kernels_are_capped_on_hopper_only():
+    """S10: an mma.sync kernel (SmoothQuant, fpA_intB, Marlin) reaches on Hopper at most
+    977.9 / 1513 (INT8) or 494.4 / 756.5 (FP16) of the peak on zero inputs, over 295 / 257 (C3)
+    on random ones: INT8 4096 MACs x 0.56308 = 2306.4 per SM per clock on the H200, where
+    cuBLAS's wgmma keeps its FP8 MAMF fraction 0.7766 (3180.95); on the A100, whose native MMA
+    is mma.sync, SmoothQuant keeps its calibrated INT8 fraction (2048 x 0.7977)."""
+    from lutcore.gpu import _kernels
+    zeros = 295 / 257
+    sq = _kernels.hardware(gpu.H200, "trtllm_smoothquant", "int8").macs
+    assert float(sq) == pytest.approx(4096 * 977.9 / 1513 / zeros, rel=2e-4)
+    assert float(_kernels.hardware(gpu.H200, "cublas", "int8").macs) == pytest.approx(
+        4096 * 0.7766, rel=1e-4)
+    marlin = _kernels.hardware(gpu.H100, "marlin", "fp16", 4).macs
+    assert float(marlin) == pytest.approx(2048 * 494.4 / 756.5 / zeros, rel=2e-4)
+    assert float(_kernels.hardware(gpu.A100, "trtllm_smoothquant", "int8").macs) == (
+        pytest.approx(2048 * 0.7977, rel=1e-9))
+    # the cap shows in a compute-bound SmoothQuant GEMM: it runs slower than uncapped
+    uncapped = dataclasses.replace(gpu.H200, mma_sync_fraction=())
+    times = [float(gpu.gemm_latency(spec, "trtllm_smoothquant", 8192, 8192, 8192, act="int8",
+                                    weight_bits=8).seconds) for spec in (gpu.H200, uncapped)]
+    assert times[0] > 1.2 * times[1]
+
+
+def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_and_a_shared_memory_load():
+    """T12 by hand: INT4 weight-only at M = 16, N = 4096, K = 4096 on the H200 runs 64 CTAs
+    (16 tokens x 64 weight rows) on 132 SMs, one round, each walking 64 k-tiles; with a
+    wgmma latency of 10000 clocks the chain binds: 64 x (10000 + 29) clocks at 1.83 GHz plus a
+    kernel's fixed time and one tile prologue. cuBLAS's SS wgmma kernels do not wait so: their
+    time does not move with the latency; nor does the A100's (mma.sync) weight-only kernel."""
+    slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
+    r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, 4096, 4096, weight_bits=4,
+                         group_size=0)
+    assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 64.0, 1.0)
+    chain = 64 * (10000 + 29) / 1.83e9
+    assert float(r.seconds) == pytest.approx(
+        chain + gpu.H200.kernel_latency + gpu.H200.gemm_prologue, rel=5e-3)
+    assert float(gpu.gemm_latency(gpu.H200, "trtllm_weight_only", 16, 4096, 4096, weight_bits=4,
+                                  group_size=0).seconds) < 0.2 * float(r.seconds)
+    for spec, kernel, bits in ((gpu.H200, "cublas", 16), (gpu.A100, "trtllm_weight_only", 4)):
+        times = {float(gpu.gemm_latency(dataclasses.replace(spec, wgmma_latency=t), kernel, 16,
+                                        4096, 4096, weight_bits=bits).seconds)
+                 for t in (128.0, 10000.0)}
+        assert len(times) == 1
+
+
 def test_serial_split_k_fixup_chain():
     """T10: TensorRT-LLM's serial split-K (T8 sm80) passes the output tile from split to split:
     d seconds / d dram_latency = 2 (split - 1) (a semaphore read and a partial-sum load per
@@ -301,3 +346,28 @@ def test_trtllm_weight_only_splits_k_into_whole_k_slabs(k, allowed):
                               group_size=0)
     assert set(np.asarray(picked.split_k).ravel().tolist()) <= allowed
     assert {s for s in range(1, 8) if (k // s) % 64 == 0} == allowed  # the C++ test, by hand
+
+
+def test_plugins_run_the_tactic_profiled_at_the_next_power_of_two():
+    """T11: TensorRT-LLM's GEMM plugins run at M the tactic that was fastest at the power of two
+    at or above M (at most 8192; the weight-only plugin profiles every M below 16 itself, so
+    there it runs M's own): at M = 80 the weight-only plugin on the A100 (N = K = 4096)
+    runs M = 128's tile, which is not the fastest tile at M = 80, so it takes longer than an
+    autotuner's pick; at a power of two the two agree to the bit. SmoothQuant likewise."""
+    assert np.asarray(_tiles.profiled_m(jnp.array([1.0, 2, 3, 5, 80, 128, 129, 9000]))).tolist() \
+        == [1, 2, 4, 8, 128, 128, 256, 8192]
+    m = np.arange(1, 10001)  # against integer arithmetic (nextPowerOfTwo), every M to 10000
+    oracle = [min(1 << int(x - 1).bit_length(), 8192) for x in m]
+    assert np.asarray(_tiles.profiled_m(jnp.asarray(m, float))).tolist() == oracle
+    below = np.asarray(_tiles.profiled_m(jnp.asarray(m, float), 16))
+    assert below[:15].tolist() == list(range(1, 16)) and below[15:].tolist() == oracle[15:]
+    for kernel, act, quant in (("trtllm_weight_only", "fp16", gpu.Quant(4, group_size=0)),
+                               ("trtllm_smoothquant", "int8", gpu.Quant(8))):
+        record = _library.KERNEL_LIBRARY[kernel]
+        fastest = dataclasses.replace(record, work=record.work._replace(selection="fastest"))
+        m = np.array([80.0, 128.0])
+        run = gpu.gemm_latency(gpu.A100, record, m, 4096, 4096, act=act, quant=quant)
+        best = gpu.gemm_latency(gpu.A100, fastest, m, 4096, 4096, act=act, quant=quant)
+        assert float(run.tile_m[0]) == float(run.tile_m[1]) != float(best.tile_m[0])
+        assert float(run.seconds[0]) > float(best.seconds[0])
+        assert float(run.seconds[1]) == float(best.seconds[1])

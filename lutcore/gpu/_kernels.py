@@ -198,7 +198,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         a_bytes, macs = ACT_BYTES[act], 0.0
     else:
         a_bytes = ACT_BYTES[act]
-        macs = gpu.tensor_macs(act, setup.accumulate) * gpu.efficiency(act, record.rates)
+        rate = gpu.sync_efficiency if record.mma_sync else gpu.efficiency
+        macs = gpu.tensor_macs(act, setup.accumulate) * rate(act, record.rates)
         if record.weights == "quantized":
             w_bytes += quant.scale_bytes
     values = dict(
@@ -208,7 +209,7 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         int32_lanes=gpu.int32_lanes, l2=gpu.l2, l2_bandwidth=gpu.l2_bandwidth,
         dram_bandwidth=gpu.gemm_dram_bandwidth, cuda_core_flops=gpu.cuda_core_flops,
         kernel_latency=gpu.kernel_latency, tile_prologue=gpu.gemm_prologue,
-        dram_latency=gpu.dram_latency,
+        dram_latency=gpu.dram_latency, rs_chain=gpu.wgmma_latency + gpu.smem_latency,
         mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,
         w_bytes=w_bytes, weight_bits=quant.weight_bits, macs=macs,

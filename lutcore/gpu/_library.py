@@ -166,8 +166,9 @@ class Kernel:
     ``pre``: a step before the GEMM (``PRE_STEPS``); ``work``: its tiles, selection and CUDA-core
     work as the tile model sees them (``_tiles.Work``); ``tables``: operand A is precomputed
     tables (the LUT Tensor Core); ``rates``: the library whose own measured tensor-core rates it
-    runs at (``GPUSpec.library_efficiency``; "" the GPU's); ``source``: where its structure and
-    constants come from."""
+    runs at (``GPUSpec.library_efficiency``; "" the GPU's); ``mma_sync``: its tensor-core code is
+    Ampere's mma.sync on every GPU (on Hopper capped at ``GPUSpec.mma_sync_fraction``);
+    ``source``: where its structure and constants come from."""
 
     name: str
     library: str
@@ -182,6 +183,7 @@ class Kernel:
     acts: tuple = ()
     pre: str = ""
     tables: bool = False
+    mma_sync: bool = False
 
     def __post_init__(self):
         check.one_of(f"{self.name}: unit", self.unit, UNITS)
@@ -230,9 +232,9 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "flow's Linear, the cuBLAS its release ships) at its own rates",
            rates="tensorrt_llm"),
     Kernel("trtllm_smoothquant", "TensorRT-LLM SmoothQuant plugin", "tensor_core", "activation",
-           Work(tiles=("trtllm_int8",)),
+           Work(tiles=("trtllm_int8",), selection="profiled"),
            "NVIDIA/TensorRT-LLM plugins/smoothQuantGemmPlugin and cutlass_heuristic.cpp "
-           "(_tiles T9)", acts=("int8",)),
+           "(_tiles T9)", acts=("int8",), mma_sync=True),
     Kernel("dequant", "CUTLASS mixed-input", "tensor_core", "quantized",
            Work(dequant_ops=(DEQUANT_INT_OPS, DEQUANT_FP_OPS)),
            "Kim et al. 2022 fast INT->FP16 conversion in the MMA stream; library tiles",
@@ -241,16 +243,18 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "quantized", Work(tiles=("fpa_intb",), dequant_ops=FPA_INTB_DEQUANT[4],
                              selection="cutlass_heuristic"),
            "tlc-pack/cutlass_fpA_intB_gemm@390e821 (_tiles T6)", weight_bits=(4, 8),
-           conversions=tuple(FPA_INTB_DEQUANT.items())),
+           conversions=tuple(FPA_INTB_DEQUANT.items()), mma_sync=True),
     Kernel("trtllm_weight_only", "TensorRT-LLM weight-only plugin", "tensor_core", "quantized",
-           Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4]),
+           Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4],
+                selection="profiled"),
            _TRTLLM + " (_tiles T8)", weight_bits=(4, 8),
            conversions=tuple(FPA_INTB_DEQUANT.items())),
     Kernel("marlin", "Marlin", "tensor_core", "quantized",
            Work(tiles=("marlin",), dequant_ops=MARLIN_DEQUANT, selection="marlin",
                 ctas_per_sm=1, rows_per_launch=MARLIN_ROWS_PER_LAUNCH),
            "IST-DASLab/marlin@512f1b1 (_tiles T7)", weight_bits=(4,),
-           conversions=((4, MARLIN_DEQUANT),), group_scale_ops=MARLIN_GROUP_SCALE),
+           conversions=((4, MARLIN_DEQUANT),), group_scale_ops=MARLIN_GROUP_SCALE,
+           mma_sync=True),
     Kernel("lut_gemm", "LUT-GEMM", "cuda_core", "quantized",
            Work(tiles=("custom", (1, 2, 4, 8, 16, 32), (32, 64, 128, 256)),
                 lookup_mu=LUT_GEMM_MU, lookup_conflict=BANK_CONFLICT,

@@ -20,6 +20,15 @@ S8 Shared memory / L1 return bandwidth 128 B per clock per SM (32 banks x 4 B; N
    microbenchmarking", 2018, shared memory section).
 S9 PTX ISA 8.x, "wgmma.mma_async": a warpgroup (4 contiguous warps) executes one MMA, matrix B
    (and A unless it is in registers) read from shared memory through matrix descriptors.
+S10 W. Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture" (IPDPS 2024,
+   arXiv 2402.13499v1), Table VII: Ampere's mma.sync on an H800 PCIe (zero inputs, no power
+   throttling) reaches FP16 m16n8k16 494.4 TFLOPS and INT8 m16n8k32 977.9 TOPS of the part's
+   dense 756.5 / 1513 (the H100 PCIe datasheet's, half its sparse 1513 / 3026): "mma on Hopper
+   reaches only an average 62.9 % of theoretical peak", against > 95 % for wgmma (Table VIII).
+   Table IV: a dependent shared-memory load takes 29.0 SM clocks on the H800; Table VIII: a
+   dense wgmma m64n256k16 (SS) completes 128.0 clocks after its issue (the extended version,
+   arXiv 2501.12084v2: RS latency not above SS's at any N). Values as a public reading note of
+   the paper transcribes its tables (the paper's own tables were not reachable here).
 
 Achievable rates, from public measurements (none of them a validation set of ``lut-fig16``;
 the calibration sets are stored with their source under experiments/reference/measured/):
@@ -127,6 +136,12 @@ TRTLLM_16_A100, TRTLLM_16_H100 = 0.8633, 0.8782
 # alike.
 INPUT_DATA = ("random", "integer", "zeros")
 INPUT_RATE = {"random": 1.0, "integer": 1.1206, "zeros": 1.1479}
+# S10: the fractions of the Hopper tensor-core peak mma.sync reaches, measured on zero inputs;
+# the fractions here hold for random inputs, whose power-limited clock is 1 / INPUT_RATE["zeros"]
+# of the zero inputs' (C3). BF16 (not measured) runs FP16's m16n8k16 at its rate on every
+# datasheet.
+MMA_SYNC_HOPPER = tuple((d, f / INPUT_RATE["zeros"]) for d, f in (
+    ("fp16", 494.4 / 756.5), ("bf16", 494.4 / 756.5), ("int8", 977.9 / 1513)))
 
 
 def check_accumulate(act: str, accumulate: str) -> None:
@@ -159,8 +174,12 @@ class GPUSpec:
     operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
     direction) and the all-reduce ``allreduce_latency`` (fixed), ``allreduce_hop_latency`` (per
     ring step: 2 (p - 1) of them) and ``allreduce_efficiency`` price tensor-parallel
-    all-reduces. ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16
-    accumulators where the part runs it faster than with FP32 ones (GeForce GA102)."""
+    all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
+    mma.sync instructions reach where they are not the native MMA (Hopper, S10; empty: no cap).
+    ``wgmma_latency`` / ``smem_latency``: SM clocks from a wgmma's issue to its result and of a
+    dependent shared-memory load (S10; 0 where unused).
+    ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16 accumulators where the part
+    runs it faster than with FP32 ones (GeForce GA102)."""
 
     name: str
     sms: int
@@ -196,6 +215,9 @@ class GPUSpec:
     allreduce_hop_latency: float = 0.0  # seconds per ring step (2 (p - 1) steps on p GPUs)
     allreduce_efficiency: float = 1.0  # achieved fraction of nvlink_bandwidth (bus bandwidth)
     fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
+    mma_sync_fraction: tuple = ()  # ((dtype, fraction), ...): mma.sync's ceiling (empty: none)
+    wgmma_latency: float = 0.0  # SM clocks, issue to result (0: no wgmma)
+    smem_latency: float = 0.0  # SM clocks of a dependent shared-memory load
 
     def __post_init__(self):
         dtypes = list(self.tensor_dtypes)
@@ -216,6 +238,7 @@ class GPUSpec:
         fractions += [(f"dtype_efficiency[{d}]", f) for d, f in self.dtype_efficiency]
         fractions += [(f"library_efficiency[{lib}, {d}]", f)
                       for lib, d, f in self.library_efficiency]
+        fractions += [(f"mma_sync_fraction[{d}]", f) for d, f in self.mma_sync_fraction]
         for field, value in fractions:
             if not 0 < value <= 1:
                 raise ValueError(f"{self.name}: {field} must be in (0, 1], got {value!r}")
@@ -253,6 +276,13 @@ class GPUSpec:
         own = {(lib, d): f for lib, d, f in self.library_efficiency}
         return own.get((library, dtype), dict(self.dtype_efficiency).get(dtype,
                                                                           self.tensor_efficiency))
+
+    def sync_efficiency(self, dtype: str, library: str = "") -> float:
+        """``efficiency`` of a kernel whose MMAs are mma.sync: never above the fraction of the
+        peak that instruction reaches (``mma_sync_fraction``): the tighter of the two bounds,
+        the instruction's issue ceiling or what the calibrated kernels reach."""
+        ceiling = dict(self.mma_sync_fraction).get(dtype, 1.0)
+        return min(self.efficiency(dtype, library), ceiling)
 
     def tensor_peak(self, dtype: str, accumulate: str = "fp32") -> float:
         """Dense tensor-core peak, ops per second (2 per MAC)."""
@@ -392,6 +422,8 @@ H100 = GPUSpec(
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
     dram_latency=4.20e-7,
     mma_warps=4,  # S4, S9: wgmma warpgroups
+    mma_sync_fraction=MMA_SYNC_HOPPER,  # S10
+    wgmma_latency=128.0, smem_latency=29.0,  # S10 Tables VIII and IV (H800)
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=5.338e-6, allreduce_hop_latency=8.445e-7,  # C7 (aiconfigurator_nccl)
     allreduce_efficiency=0.6380)

@@ -31,8 +31,7 @@ T2 CUTLASS 3 (GenerateSM90_TensorOp_16b_WGMMA_gemm, warp-specialized kernels): S
    {64, 128, 256} x {64, 128, 256} (up to 256 x 128 / 128 x 256), k-slab 64, one producer
    warpgroup plus one consumer warpgroup per 64 rows (wgmma m64nNk16: the group tile is
    64 x tn), as many stages as shared memory holds ("StageCountAutoCarveout").
-T3 Split-K (CUTLASS "GemmSplitKParallel", cuBLAS split-K heuristics) adds parallelism only when
-   the output tiles cannot fill the SMs; it is offered only then.
+T3 Split-K (CUTLASS GemmSplitKParallel, cuBLAS heuristics): only where tiles leave SMs idle.
 T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense
    Matrix-Matrix Multiplication on the GPU", PPoPP 2023; CUTLASS 3 sm90 persistent kernels'
    StreamKScheduler): a persistent kernel splits the MAC iterations of all tiles evenly over the
@@ -74,9 +73,11 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    register operand, CTA 64 or 128 weight rows (N) x 16, 32, 64, 128 or 256 tokens (M), k-slab
    128 bytes of activations (64 FP16), Ping-Pong for 64 rows and Cooperative for 128 (one
    producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
-   converts the 64 weight rows it multiplies, the next k-block's while its wgmma runs
-   (asynchronous: conversion and MMA overlap). The plugin profiles every tactic when the engine
-   is built and runs the fastest (selection ``"fastest"``); its batched GEMV CUDA kernel
+   converts its 64 weight rows, the next k-block's while its wgmma runs (and T12). A later
+   launcher (fpA_intB_launcher_sm90.inl@2a9abd9) runs the 128-row tiles under CUTLASS's
+   stream-K scheduler; whether the releases the data time do is not established, so it is not
+   offered. The plugin profiles every tactic when the engine is built and runs the fastest at
+   the profiled M (selection ``"profiled"``, T11); its batched GEMV CUDA kernel
    (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
    the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
    for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
@@ -95,6 +96,16 @@ T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: p
    batch count of 1 (GemmUniversalMode::kBatched), so no tactic splits K; sm80 mma.sync
    kernels on every GPU (dispatchToArch: Sm80 for sm 80-90; its sm90 tactics would need the
    HOPPER flag, which the INT8 runner does not set).
+T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic from a profile
+   (plugins/common/gemmPluginProfiler.cpp@c85e872): the engine build times every tactic at
+   the powers of two up to the next one at or above its largest M (at most MAX_PROFILE_M,
+   getMaxProfileM), the weight-only plugin with its CUDA kernel also at every M below 16
+   (hasWeightOnlyCudaKernel), and a run at M takes the fastest of M itself where it was
+   profiled, else of the power of two at or above M (getBestConfig): a run at M = 80 runs the
+   tactic that was fastest at M = 128 (selection ``"profiled"``).
+T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecialized_mixed_
+   input.hpp ``mma``): a consumer warpgroup waits for a k-tile's first wgmma, then loads and
+   converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -145,6 +156,9 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # the plugin runs its GEMV kernel
 TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
 TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
+# T11: the largest M a TensorRT-LLM GEMM plugin profiles, and the M below which the weight-only
+# plugin profiles every M (gemmPluginProfiler.cpp@c85e872)
+MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 # T8's GEMV: its (tm, tn) tiles, the M below which it always runs, the largest M it takes
 TRTLLM_WO_GEMV_TILES, TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = ((16, 16), (16, 32)), 5, 15
 # T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
@@ -173,6 +187,7 @@ class Hardware(NamedTuple):
     cuda_core_flops: jnp.ndarray  # FLOP / s
     kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
     dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
+    rs_chain: jnp.ndarray  # SM clocks a k-tile of the sm90 mixed-input main loop takes at least
     tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
@@ -192,8 +207,9 @@ class Work(NamedTuple):
     (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
     kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
     ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
-    ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6) or
-    ``"marlin"`` (by M, T7); ``ctas_per_sm``: a fixed residency (0: as resources allow);
+    ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
+    ``"marlin"`` (by M, T7) or ``"profiled"`` (the fastest at ``profiled_m``, T11);
+    ``ctas_per_sm``: a fixed residency (0: as resources allow);
     ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
     launch)."""
 
@@ -508,19 +524,10 @@ def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
     return CANDIDATE_TABLES[tiles[0]](*tiles[1:])
 
 
-@functools.partial(jax.jit, static_argnames=("work",))
-def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
-    """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
-    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
-    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
-    shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
-    m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
-    launches = jnp.ceil(m / work.rows_per_launch) if work.rows_per_launch else 1.0
-    m = m / launches
-    c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
-    occ = occupancy(hw, c, work)
-    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
-    pipes = pipe_times(hw, c, k_pad, occ, work)
+def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
+                     work: Work):
+    """(seconds, traffic, tiles per SM) of every candidate ``c`` for m x n x k (m, n, k:
+    [..., 1]); infeasible or unoffered candidates take infinite seconds."""
     moved = traffic(hw, c, m, n, k, occ)
     # T3: split-K only where the output tiles leave SMs idle
     useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
@@ -542,21 +549,55 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     # pipe's time instead of hiding under it; an asynchronous wgmma (group 4, T8) runs while
     # its warpgroup converts the next k-block (LUT-GEMM's CUDA-core work is its only compute).
     overlap = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
+    tile_clocks, chain = overlap, 0.0
     if work.dequant_ops != (0.0, 0.0):
         tile_clocks = jnp.where(c["group"] == 4, overlap,
                                 jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem))
-    else:
-        tile_clocks = overlap
-    sm_time = tiles_per_sm * tile_clocks / hw.clock
+        # T12: an SM runs its tiles' chains in rounds of co-resident CTAs (stream-K: one CTA)
+        rounds = jnp.where(c["streamk"] > 0, tiles_per_sm, jnp.ceil(tiles_per_sm / occ.ctas))
+        chain = jnp.where(c["group"] == 4, rounds * jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"])
+                          * hw.rs_chain, 0.0)
+    sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / hw.clock
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     launches_per_gemm = 1.0 + (c["split"] > 1)  # T10: split-K's memset or reduction kernel
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
              + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ)
              + serial_fixup(hw, c, work))
-    total = jnp.where(occ.feasible & useful_split, total, jnp.inf)
+    return jnp.where(occ.feasible & useful_split, total, jnp.inf), moved, tiles_per_sm
+
+
+def profiled_m(m, every_below: int = 1):
+    """The M whose profile picks the tactic of a TensorRT-LLM GEMM plugin run at M (T11): M
+    itself below ``every_below`` (the weight-only plugin: ``PROFILED_EVERY_M_BELOW``), else
+    the power of two at or above M, at most ``MAX_PROFILE_M`` (from the float's exponent,
+    exact: no logarithm whose rounding could move a power of two)."""
+    m = jnp.ceil(jnp.maximum(m, 1.0))
+    mantissa, exponent = jnp.frexp(m)
+    power = jnp.where(mantissa == 0.5, m, jnp.ldexp(jnp.ones_like(m), exponent))
+    return jnp.where(m < every_below, m, jnp.minimum(power, MAX_PROFILE_M))
+
+
+@functools.partial(jax.jit, static_argnames=("work",))
+def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
+    """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
+    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
+    m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
+    shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
+    m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
+    launches = jnp.ceil(m / work.rows_per_launch) if work.rows_per_launch else 1.0
+    m = m / launches
+    c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
+    occ = occupancy(hw, c, work)
+    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
+    pipes = pipe_times(hw, c, k_pad, occ, work)
+    total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work)
+    every_below = PROFILED_EVERY_M_BELOW if work.tiles[0] == "trtllm_weight_only" else 1
     scale = tiles_per_sm / hw.clock * launches
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
-            "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms)}[work.selection]()
+            "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
+            "profiled": lambda: jnp.argmin(candidate_totals(
+                hw, c, occ, pipes, profiled_m(m, every_below), n, k, work)[0],
+                axis=-1)}[work.selection]()
     picked = select(total * launches, {
         "seconds": total * launches, "compute": pipes.compute * scale,
         "cuda_core": pipes.cuda_core * scale, "smem": pipes.smem * scale,
