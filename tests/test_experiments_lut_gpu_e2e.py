@@ -341,27 +341,3 @@ def test_measure_gpu_dry_run_writes_the_measured_schema():
     assert all(np.isfinite(p.modeled) and p.modeled > 0 for p in points)
     assert measure_gpu.device_key("NVIDIA H200") == "h200"
     assert measure_gpu.device_key("NVIDIA A100-SXM4-80GB") == "a100"
-
-
-def test_fig16_disagreements_pair_one_shape_of_one_kernel_family_across_sources():
-    """The cross-source table pairs only rows of two sources on one GPU, one m x n x k, one
-    mixed-precision kernel family and weight format: TensorRT-LLM's plugin (aiconfigurator) and
-    the TVM builds of fpA_intB (mlcbench: TensorRT-LLM +25 %, FasterTransformer +50 % at
-    8192^3), not Marlin at the
-    same shape, not the plugin's GEMV at M = 1 against the TVM build's CUTLASS kernel, and not
-    two sets of one source."""
-    rows = [("aiconfigurator_a100_sxm.yaml", "int4_wo N8192 K8192", "8192x8192x8192", 4.0),
-            ("mlcbench_a100.yaml", "TensorRTLLM W4A16, M = 8192", "8192x8192x8192", 5.0),
-            ("mlcbench_a100.yaml", "FasterTransformer W4A16, M = 8192", "8192x8192x8192", 6.0),
-            ("mlcbench_a100.yaml", "Marlin W4A16, M = 8192", "8192x8192x8192", 3.0),
-            ("aiconfigurator_a100_sxm.yaml", "int4_wo N8192 K8192", "1x8192x8192", 0.04),
-            ("mlcbench_a100.yaml", "FasterTransformer W4A16, M = 1", "1x8192x8192", 0.05)]
-    ds = xr.Dataset(
-        {"measured": ("point", [r[3] for r in rows])},
-        coords={"point": [f"{s}: {n}: {shape}" for s, n, shape, _ in rows],
-                "source": ("point", [r[0] for r in rows]), "set": ("point", [r[1] for r in rows]),
-                "device": ("point", ["a100"] * len(rows))})
-    table = FIG16.module.disagreements(ds)
-    assert [(r[1], r[2], r[3], r[-1]) for r in table] == [
-        ("fpA_intB", "W4 per channel", "8192x8192x8192", "+50.0"),
-        ("fpA_intB", "W4 per channel", "8192x8192x8192", "+25.0")]
