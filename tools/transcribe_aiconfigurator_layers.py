@@ -18,9 +18,10 @@ NVIDIA's aiconfigurator (github.com/ai-dynamo/aiconfigurator) publishes, beside 
 Roles fixed by issue 30 before any comparison: the A100 SXM and H100 SXM tables are
 calibration, the H200 SXM tables validation. Usage: python
 tools/transcribe_aiconfigurator_layers.py <aiconfigurator git dir> [--commit SHA] (nothing is
-fetched; needs pyarrow, a tool-only dependency). Writes aiconfigurator_attention_{a100,h200}_sxm
-.yaml (BF16, KV cache BF16, head_dim 128, no window; the head layouts of the models the
-experiments run: 32/32 (Llama-2-7B), 32/8 (Llama-3-8B), 64/8 (Llama-70B)) and
+fetched; needs pyarrow, a tool-only dependency). Writes
+aiconfigurator_attention_{a100,h100,h200}_sxm.yaml (BF16, KV cache BF16, head_dim 128, no
+window; the head layouts of the models the experiments run: 32/32 (Llama-2-7B), 32/8
+(Llama-3-8B), 64/8 (Llama-70B)) and
 aiconfigurator_nccl.yaml / aiconfigurator_nccl_h200.yaml (every FP16 all-reduce of 2, 4 and 8
 GPUs up to 128 MiB, the sizes a tensor-parallel layer all-reduces).
 """
@@ -36,7 +37,10 @@ from snapshot import snapshot_args, write_measured
 DATA = "aic-core/src/aiconfigurator_core/systems/data"
 HEADS = ((32, 32), (32, 8), (64, 8))  # (num_heads, num_key_value_heads)
 # (folder, version, lutcore device, role): roles fixed by issue 30 (H200: validation)
+# H100: the release the H200 validation tables ran (1.2.0rc5), so the two Hopper sets differ
+# by the GPU alone; chosen by GPU and version before any fit.
 ATTENTION = (("a100_sxm", "trtllm/1.0.0", "a100", "calibration"),
+             ("h100_sxm", "trtllm/1.2.0rc5", "h100", "calibration"),
              ("h200_sxm", "trtllm/1.2.0rc5", "h200", "validation"))
 NCCL = {"calibration": (("a100_sxm", "nccl/2.27.3", "a100"), ("h100_sxm", "nccl/2.29.2", "h100")),
         "validation": (("h200_sxm", "nccl/2.29.2", "h200"),)}

@@ -73,6 +73,11 @@ EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0,
 # fitted on LLMServingSim RTX 3090 rotary rows at >= 512 tokens (llmservingsim_rtx3090.yaml,
 # calibration; tools/calibrate_gpu.py eager_rotary_operations).
 EAGER_ROTARY_OPERATIONS = 224.4
+# Query rows per CTA of the FMHA (one head each): TensorRT-LLM's flash-attention kernels for
+# head size 128 on Hopper, fmha_v2_flash_attention_{fp16,bf16}_64_128_S_qkv_128_tma_ws_sm90
+# (NVIDIA/TensorRT-LLM@03cdd5a, cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/cubin/
+# fmha_cubin.h: 64 query rows, KV steps of 128); its Ampere kernels are taken alike
+FMHA_Q_STEP = 64
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
 KV_BYTES = {d: float(GPU_FORMATS[d].nbytes) for d in ("fp16", "bf16", "fp8", "int8")}  # KV cache
@@ -194,8 +199,9 @@ class Operator(NamedTuple):
     ``cuda_flops``) or ``"collective"`` (an all-reduce of ``dram_bytes`` over the deployment's
     GPUs). ``launches``: kernel launches it costs (0 when fused into its producer). ``rows``,
     ``row_trips``: a row kernel's rows (CTAs) and dependent DRAM round trips per row (module
-    doc; 0 for other kernels). ``fresh_bytes``: of a memory operator's reads, the bytes the
-    kernel just before it wrote (module doc: read from the L2 when they fit in it)."""
+    doc; the FMHA: its CTAs, one query tile of one head each; 0 for other kernels).
+    ``fresh_bytes``: of a memory operator's reads, the bytes the kernel just before it wrote
+    (module doc: read from the L2 when they fit in it)."""
 
     name: str
     kind: str
@@ -392,11 +398,12 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
                         kv_bytes=None) -> list[Operator]:
     """Attention of one layer: FP16 Q K^T and P V over the heads of every sequence.
 
-    flash: one kernel; its FLOPs on the tensor cores, its DRAM traffic Q, O (FP16) and K, V
-    (``kv_cache`` format; scores stay on chip; K and V of a KV head are read once for the heads
-    sharing it). unfused: QK^T GEMM writes the scores, softmax reads and writes them, PV GEMM
-    reads them. Prefill is causal: a new token attends on average to context - (tokens - 1) / 2
-    positions. split, kv_bytes: as for ``layer_operators``."""
+    flash: one kernel of ``FMHA_Q_STEP``-row query tiles; its FLOPs on the tensor cores, its
+    DRAM traffic Q, O (FP16) and K, V (``kv_cache`` format; scores stay on chip; K and V of a
+    KV head are read once for the heads sharing it). unfused: QK^T GEMM writes the scores,
+    softmax reads and writes them, PV GEMM reads them. Prefill is causal: a new token attends
+    on average to context - (tokens - 1) / 2 positions. split, kv_bytes: as for
+    ``layer_operators``."""
     tp = deployment.tensor_parallel if split is None else split
     head_dim = llm.hidden / llm.heads
     heads, kv_heads = llm.heads / tp, jnp.maximum(llm.kv_heads / tp, 1.0)
@@ -409,6 +416,7 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
         return [Operator("attention", "attention", work.tokens, attended, head_dim,
                          count=2 * instances, dram_bytes=kv + qo,
                          cuda_flops=instances * work.tokens * attended * SOFTMAX_FLOPS,
+                         rows=jnp.ceil(work.tokens / FMHA_Q_STEP) * instances,
                          sequences=work.batch)]
     # Eager batched GEMMs: every instance reads its own Q, K or V and the scores round-trip.
     scores = instances * work.tokens * work.context
