@@ -10,8 +10,8 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
 - ``attention_call``, ``attention_sequence``, ``attention_rate``: its attention operator
   beyond one FlashAttention-like kernel: device seconds per call (its pre-processing kernels:
   RoPE, KV-cache append) and per sequence (per-sequence work of its kernels: block tables,
-  the new token's RoPE and append), and the fraction of the FP16 GEMM tile model's rate its
-  attention kernel reaches on compute-bound prefills; ``attention_tile``: device seconds per
+  the new token's RoPE and append), and the fraction of the FP16 tile model's pipe rate its
+  attention kernel reaches on compute-bound prefills (its scores stay on chip, ``_simulator``); ``attention_tile``: device seconds per
   round of its prefill FMHA's CTAs (one query tile of ``_operators.FMHA_Q_STEP`` rows of one
   head each, one CTA per SM at a time: loading the tile, filling the KV pipeline, normalizing
   and storing the output); ``decode_call``, ``decode_sequence``: the per-call and per-sequence
