@@ -11,12 +11,13 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
   beyond one FlashAttention-like kernel: device seconds per call (its pre-processing kernels:
   RoPE, KV-cache append) and per sequence (per-sequence work of its kernels: block tables,
   the new token's RoPE and append), and the fraction of the FP16 tile model's pipe rate its
-  attention kernel reaches on compute-bound prefills (its scores stay on chip, ``_simulator``); ``attention_tile``: device seconds per
-  round of its prefill FMHA's CTAs (one query tile of ``_operators.FMHA_Q_STEP`` rows of one
-  head each, one CTA per SM at a time: loading the tile, filling the KV pipeline, normalizing
-  and storing the output); ``decode_call``, ``decode_sequence``: the per-call and per-sequence
-  times of its decode attention (one new token a sequence: another kernel, e.g. TensorRT-LLM's
-  generation kernel against its context FMHA); ``None``: the prefill's;
+  attention kernel reaches on compute-bound prefills (its scores stay on chip, ``_simulator``);
+  ``attention_tile``: device seconds per round of its prefill FMHA's CTAs (one query tile of
+  ``_operators.FMHA_Q_STEP`` rows of one head each, one CTA per SM at a time: loading the tile,
+  filling the KV pipeline, normalizing and storing the output); ``decode_call``,
+  ``decode_sequence``: the per-call and per-sequence times of its decode attention (one new
+  token a sequence: another kernel, e.g. TensorRT-LLM's generation kernel against its context
+  FMHA); ``None``: the prefill's;
 - ``by_architecture``: ((architecture, Framework), ...): the records whose attention costs
   replace these on GPUs of that architecture (``GPUSpec.architecture``; its kernels are other
   builds, e.g. TensorRT-LLM's sm90 FMHA), where a calibration set times them there.
