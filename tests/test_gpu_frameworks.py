@@ -88,6 +88,41 @@ def test_attention_tile_is_paid_per_round_of_query_tiles():
                                                       rel=1e-9)
 
 
+def _attention_bytes(shape, work, kv_pool):
+    from lutcore.gpu._operators import attention_operators
+
+    (op,) = attention_operators(shape, gpu.Deployment(kv_pool=kv_pool), work)
+    return float(op.dram_bytes)
+
+
+def test_k_only_pool_halves_a_grouped_decode_kv_read():
+    """Llama-2-70B (64 query heads on 8 KV heads), one decode step of 64 sequences against 8192
+    cached FP16 tokens: on TensorRT-LLM's K-only pool the grouped decode kernel reads K alone,
+    64 x 8 x 8192 x 128 x 2 B = 1 GiB less; Llama-2-7B's MHA decode and the 70B's prefill read
+    the same on both pools."""
+    llama70 = gpu.llm_shape("llama2-70b")
+    decode = gpu.workload(64, 1, 8192)
+    assert (_attention_bytes(llama70, decode, "kv") - _attention_bytes(llama70, decode, "k_only")
+            == 64 * 8 * 8192 * 128 * 2)
+    for shape, work in ((LLAMA, decode), (llama70, gpu.workload(2, 512))):
+        assert _attention_bytes(shape, work, "k_only") == _attention_bytes(shape, work, "kv")
+
+
+def test_kv_pool_is_checked():
+    with pytest.raises(ValueError, match="kv_pool"):
+        gpu.Deployment(kv_pool="paged")
+
+
+@pytest.mark.parametrize("name", ["aiconfigurator_attention_a100_sxm.yaml",
+                                  "aiconfigurator_attention_h100_sxm.yaml",
+                                  "aiconfigurator_attention_h200_sxm.yaml"])
+def test_aiconfigurator_attention_sets_run_on_the_k_only_pool(name):
+    """Every attention table transcribed was collected before aiconfigurator's collector left
+    CacheType.SELFKONLY (dec5f4cd2): each set says so."""
+    for entry in _measured.load(name)["sets"]:
+        assert _measured._deployment(entry).kv_pool == "k_only"
+
+
 def test_framework_costs_by_architecture():
     """A record's ``by_architecture`` entry prices the GPUs of that architecture: on the H100
     and H200 (Hopper) as the Hopper record, on the A100 as the record itself."""
@@ -217,14 +252,14 @@ def test_ring_all_reduce_pays_a_step_latency_per_ring_step():
 
 
 def test_attention_sets_price_the_attention_operator():
-    """An ``attention`` set row is the layer's attention operator under the set's preset."""
+    """An ``attention`` set row is the layer's attention operator under the set's deployment."""
     data = _measured.load("aiconfigurator_attention_a100_sxm.yaml")
     entry = data["sets"][0]
     labels, categories, measured, modeled = _measured.attention_points(data, entry)
     b, t, c, ms = entry["points"][0]
     shape = _measured._shape("x", {"hidden": entry["heads"] * 128, "ffn": 4 * entry["heads"],
                                    "heads": entry["heads"], "kv_heads": entry["kv_heads"]})
-    expected = gpu.layer_breakdown(gpu.A100, shape, gpu.DEPLOYMENTS["tensorrt_llm"],
+    expected = gpu.layer_breakdown(gpu.A100, shape, _measured._deployment(entry),
                                    gpu.workload(b, t, c), launch=0.0)["attention"]
     assert categories[0] == "operator" and measured[0] == pytest.approx(ms * 1e-3)
     assert modeled[0] == pytest.approx(float(expected), rel=1e-6)

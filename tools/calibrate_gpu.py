@@ -446,17 +446,16 @@ ATTENTION_ROUNDS = 3  # rate, then the fixed costs, in turn: the values settle w
 
 def attention_rows(framework, name: str) -> tuple:
     """(batch, tokens, measured s, modeled s) of every row of the attention set ``name`` with
-    TensorRT-LLM's attention costs as in ``framework`` (on every architecture)."""
-    import lutcore.gpu as gpu
+    TensorRT-LLM's attention costs as in ``framework`` (on every architecture), each set's
+    deployment otherwise (its KV pool)."""
     from experiments.lut_tensor_core import _measured
 
     data = _load(name)
-    deployment = dataclasses.replace(gpu.DEPLOYMENTS["tensorrt_llm"], framework=dataclasses.replace(
-        framework, by_architecture=()))
+    framework = dataclasses.replace(framework, by_architecture=())
     out = []
     for entry in data["sets"]:
-        _, _, measured, modeled = _measured.attention_points(data, {**entry, "deployment": {}},
-                                                             deployment=deployment)
+        deployment = dataclasses.replace(_measured._deployment(entry), framework=framework)
+        _, _, measured, modeled = _measured.attention_points(data, entry, deployment=deployment)
         rows = np.array(entry["points"], float)
         out.append((rows[:, 0], rows[:, 1], measured, modeled))
     return tuple(np.concatenate(c) for c in zip(*out))

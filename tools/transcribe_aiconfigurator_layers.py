@@ -10,6 +10,10 @@ NVIDIA's aiconfigurator (github.com/ai-dynamo/aiconfigurator) publishes, beside 
   (BF16, KV cache BF16, head_dim 128), its RoPE and KV-cache append and the FMHA (context:
   ``isl`` new tokens per sequence, nothing cached) or the generation kernel (one new token
   against ``step`` cached ones); ``benchmark_with_power``: warm-up, then the mean of timed runs.
+  Its KV cache: ``CacheType.SELFKONLY`` (K-only pool, V's offsets on K's blocks) from the
+  collector's first commit until dec5f4cd2 (2026-08-03, TensorRT-LLM 1.3.0rc20), so in every
+  table transcribed here (A100 1.0.0, 2025-10; H100 / H200 1.2.0rc5, 2025-12): the sets'
+  deployment says ``kv_pool: k_only`` (``lutcore.gpu.KV_POOLS``).
 - ``comm/nccl/<version>/nccl_perf.parquet`` (num_gpus, message_size in elements, latency in ms):
   nccl-tests' ``all_reduce_perf`` on one node (collector/network/collect_nccl.py: ``-w 40 -n
   100`` (60 above 16 MiB), ``-c 0``, the out-of-place time, CUDA events around the loop);
@@ -73,7 +77,7 @@ def attention(gitdir: str, commit: str, folder: str, version: str, device: str,
                              if (h, kv) == (heads, kv_heads)})
             sets.append({"name": f"{phase} H{heads} KV{kv_heads}", "kind": "attention",
                          "file": path, "heads": heads, "kv_heads": kv_heads, "head_dim": 128,
-                         "deployment": {"preset": "tensorrt_llm"},
+                         "deployment": {"preset": "tensorrt_llm", "kv_pool": "k_only"},
                          "columns": ["batch", "tokens", "context", "ms"],
                          "points": [list(p) for p in points]})
     return {"source": f"ai-dynamo/aiconfigurator@{commit}", "citation": CITATION,

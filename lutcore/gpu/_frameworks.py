@@ -98,19 +98,20 @@ HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_l
 # per-call time and time per round of query tiles on every context row, the generation
 # kernel's per-call and per-sequence times on the generation rows. Ampere: A100 SXM, TensorRT-LLM
 # 1.0 (aiconfigurator_attention_a100_sxm.yaml, calibration); Hopper: H100 SXM, TensorRT-LLM
-# 1.2 (aiconfigurator_attention_h100_sxm.yaml, calibration; its sm90 kernels). Host and step
+# 1.2 (aiconfigurator_attention_h100_sxm.yaml, calibration; its sm90 kernels); the tables' rows
+# priced on the collector's K-only KV pool (``Deployment.kv_pool``). Host and step
 # costs: no calibration set times them (the first-token table of TensorRT-LLM 0.8 is
 # validation).
 TENSORRT_LLM_HOPPER = Framework("tensorrt_llm", "aiconfigurator H100 SXM attention "
                                 "(calibration): attention_*, decode_*",
                                 attention_call=8.290e-6, attention_rate=0.6961,
-                                attention_tile=3.386e-6, decode_call=5.239e-6,
-                                decode_sequence=1.955e-7)
+                                attention_tile=3.386e-6, decode_call=5.559e-6,
+                                decode_sequence=2.311e-7)
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
                          "attention_*, decode_*; on Hopper its H100 SXM tables",
                          attention_call=5.723e-6, attention_rate=0.5360,
-                         attention_tile=3.935e-6, decode_call=6.744e-6,
-                         decode_sequence=3.115e-7,
+                         attention_tile=3.935e-6, decode_call=7.272e-6,
+                         decode_sequence=3.771e-7,
                          by_architecture=(("hopper", TENSORRT_LLM_HOPPER),))
 
 # vLLM / sarathi-serve: its kernels are the ones Vidur profiles, whose device constants the GPU

@@ -56,6 +56,12 @@ from ._specs import GPU_FORMATS
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
 ROW_KERNELS = ("vectorized", "scalar", "eager")
+# KV-cache pools, TensorRT-LLM's CacheType: "kv" (SELF) keeps K and V in blocks of their own, as
+# serving allocates dense attention; "k_only" (SELFKONLY, MLA's) points each block's V offset at
+# its K block (NVIDIA/TensorRT-LLM@b35ac1b, cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
+# WindowBlockManager::setOffsets: fieldIdx = 0 for kSELFKONLY), which aiconfigurator's attention
+# collector allocated until dec5f4cd2 (collector/trtllm/collect_attn.py)
+KV_POOLS = ("kv", "k_only")
 # Hugging Face transformers' eager Llama operators, as LLMServingSim times them
 # (casys-kaist/LLMServingSim@9e3f0ec, llm_profile/models/llama.py): (kernels, FP16-element
 # equivalents read, written, per element of the operator's tensor). RMSNorm: to(float32),
@@ -103,8 +109,9 @@ class Deployment:
     GEMMs, as eager PyTorch); gate_fusion: a gated FFN's gate and up projections as one GEMM
     with SiLU x gate in its epilogue (else two GEMMs and a SiLU-and-multiply kernel, as
     TensorRT-LLM 0.8 without ``--use_fused_mlp`` and gpt-fast's w1 / w3); kv_cache: KV-cache
-    element format (``KV_BYTES``); cuda_graphs: the forward pass is one CUDA graph (one host
-    launch) instead of one host launch per kernel;
+    element format (``KV_BYTES``); kv_pool: the KV cache's pool layout (``KV_POOLS``);
+    cuda_graphs: the forward pass is one CUDA graph (one host launch) instead of one host
+    launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
     rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER``);
@@ -123,6 +130,7 @@ class Deployment:
     lut_bits: int | None = None
     fused_qkv: bool = True
     kv_cache: str = "fp16"
+    kv_pool: str = "kv"
     cuda_graphs: bool = False
     step_overhead: float = 0.0
     row_kernels: str = "vectorized"
@@ -140,6 +148,7 @@ class Deployment:
         if self.tensor_parallel < 1:
             raise ValueError(f"tensor_parallel must be >= 1, got {self.tensor_parallel}")
         check.one_of("kv_cache", self.kv_cache, KV_BYTES)
+        check.one_of("kv_pool", self.kv_pool, KV_POOLS)
         if self.step_overhead < 0:
             raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
         if self.group_size < 0:
@@ -400,7 +409,8 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
 
     flash: one kernel of ``FMHA_Q_STEP``-row query tiles; its FLOPs on the tensor cores, its
     DRAM traffic Q, O (FP16) and K, V (``kv_cache`` format; scores stay on chip; K and V of a
-    KV head are read once for the heads sharing it). unfused: QK^T GEMM writes the scores,
+    KV head are read once for the heads sharing it; a grouped-query decode kernel on a ``k_only``
+    pool finds V, its K block, in the L2 and reads K alone). unfused: QK^T GEMM writes the scores,
     softmax reads and writes them, PV GEMM reads them. Prefill is causal: a new token attends
     on average to context - (tokens - 1) / 2 positions. split, kv_bytes: as for
     ``layer_operators``."""
@@ -411,7 +421,8 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
     kv_bytes = KV_BYTES[deployment.kv_cache] if kv_bytes is None else kv_bytes
     if deployment.attention == "flash":
         attended = work.context - (work.tokens - 1) / 2
-        kv = 2 * work.batch * kv_heads * work.context * head_dim * kv_bytes
+        kv = (_kv_reads(deployment, heads, kv_heads, work) * work.batch * kv_heads
+              * work.context * head_dim * kv_bytes)
         qo = 2 * work.batch * work.tokens * heads * head_dim * FP16_BYTES
         return [Operator("attention", "attention", work.tokens, attended, head_dim,
                          count=2 * instances, dram_bytes=kv + qo,
@@ -426,6 +437,18 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
             _memory("softmax", scores, scores, SOFTMAX_FLOPS, fresh_elements=scores),
             Operator("attention_pv", "attention", work.tokens, head_dim, work.context,
                      count=instances, dram_bytes=operands + scores * FP16_BYTES)]
+
+
+def _kv_reads(deployment: Deployment, heads, kv_heads, work: Workload):
+    """K and V reads from DRAM per cached element: 2, or 1 where a grouped-query decode kernel
+    (TensorRT-LLM's XQA: one CTA loads a KV tile, K then V, for all the query heads sharing it)
+    runs on a ``k_only`` pool, whose V tile is the K tile it has just loaded. The MHA decode
+    kernel keeps 2: on aiconfigurator's H100 tables its rows time alike on both pools (1.2.0rc5,
+    k_only, against 1.3.0rc20, kv: 0.98-1.04 at >= 1023 cached tokens), its grouped rows 1.5-1.8x
+    apart at >= 8191 (tools/kv_pool_check.py)."""
+    if deployment.kv_pool == "kv":
+        return 2.0
+    return jnp.where((heads > kv_heads) & (work.tokens == 1), 1.0, 2.0)
 
 
 def edge_operators(llm, deployment: Deployment, work: Workload, *, split=None
