@@ -98,14 +98,26 @@ def _attention_bytes(shape, work, kv_pool):
 def test_k_only_pool_halves_a_grouped_decode_kv_read():
     """Llama-2-70B (64 query heads on 8 KV heads), one decode step of 64 sequences against 8192
     cached FP16 tokens: on TensorRT-LLM's K-only pool the grouped decode kernel reads K alone,
-    64 x 8 x 8192 x 128 x 2 B = 1 GiB less; Llama-2-7B's MHA decode and the 70B's prefill read
-    the same on both pools."""
+    64 x 8 x 8192 x 128 x 2 B = 1 GiB less; Llama-2-7B's MHA decode of that cache and the 70B's
+    prefill read the same on both pools."""
     llama70 = gpu.llm_shape("llama2-70b")
     decode = gpu.workload(64, 1, 8192)
     assert (_attention_bytes(llama70, decode, "kv") - _attention_bytes(llama70, decode, "k_only")
             == 64 * 8 * 8192 * 128 * 2)
     for shape, work in ((LLAMA, decode), (llama70, gpu.workload(2, 512))):
         assert _attention_bytes(shape, work, "k_only") == _attention_bytes(shape, work, "kv")
+
+
+def test_k_only_pool_serves_a_short_mha_decodes_v_from_the_l2():
+    """Llama-2-7B (32 heads, MHA), 64 sequences: at 256 cached tokens (K_ONLY_MHA_L2_TOKENS) the
+    decode reads K alone, 64 x 32 x 256 x 128 x 2 B = 128 MiB less; at 257 it reads both."""
+    from lutcore.gpu._operators import K_ONLY_MHA_L2_TOKENS
+
+    assert K_ONLY_MHA_L2_TOKENS == 256
+    short, longer = gpu.workload(64, 1, 256), gpu.workload(64, 1, 257)
+    assert (_attention_bytes(LLAMA, short, "kv") - _attention_bytes(LLAMA, short, "k_only")
+            == 64 * 32 * 256 * 128 * 2)
+    assert _attention_bytes(LLAMA, longer, "k_only") == _attention_bytes(LLAMA, longer, "kv")
 
 
 def test_kv_pool_is_checked():

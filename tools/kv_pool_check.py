@@ -15,7 +15,7 @@ from snapshot import snapshot_args
 from transcribe_aiconfigurator_layers import DATA, HEADS, table
 
 VERSIONS = ("1.2.0rc5", "1.3.0rc20")  # SELFKONLY, SELF
-BATCHES, STEPS = (1, 8, 64), (1023, 4095, 8191, 16383)
+BATCHES, STEPS = (1, 8, 64, 256), (63, 127, 255, 511, 1023, 4095, 8191, 16383)
 
 
 def times(gitdir: str, commit: str, version: str) -> dict:

@@ -105,13 +105,13 @@ HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_l
 TENSORRT_LLM_HOPPER = Framework("tensorrt_llm", "aiconfigurator H100 SXM attention "
                                 "(calibration): attention_*, decode_*",
                                 attention_call=8.290e-6, attention_rate=0.6961,
-                                attention_tile=3.386e-6, decode_call=5.559e-6,
-                                decode_sequence=2.311e-7)
+                                attention_tile=3.386e-6, decode_call=5.661e-6,
+                                decode_sequence=2.466e-7)
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
                          "attention_*, decode_*; on Hopper its H100 SXM tables",
                          attention_call=5.723e-6, attention_rate=0.5360,
-                         attention_tile=3.935e-6, decode_call=7.272e-6,
-                         decode_sequence=3.771e-7,
+                         attention_tile=3.935e-6, decode_call=7.410e-6,
+                         decode_sequence=4.059e-7,
                          by_architecture=(("hopper", TENSORRT_LLM_HOPPER),))
 
 # vLLM / sarathi-serve: its kernels are the ones Vidur profiles, whose device constants the GPU

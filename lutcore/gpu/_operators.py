@@ -62,6 +62,11 @@ ROW_KERNELS = ("vectorized", "scalar", "eager")
 # WindowBlockManager::setOffsets: fieldIdx = 0 for kSELFKONLY), which aiconfigurator's attention
 # collector allocated until dec5f4cd2 (collector/trtllm/collect_attn.py)
 KV_POOLS = ("kv", "k_only")
+# Cached tokens up to which the MHA decode kernel finds V (its K) in the L2 on a k_only pool:
+# aiconfigurator's H100 SXM tables (calibration; tools/kv_pool_check.py), 1.2.0rc5 (k_only)
+# against 1.3.0rc20 (kv), 32 heads, >= 32 sequences: 1.07-1.45x apart at 64-256 cached tokens,
+# 0.99-1.04 from 512 (but 8 x 512, whose whole K fits in the L2: 1.66x)
+K_ONLY_MHA_L2_TOKENS = 256
 # Hugging Face transformers' eager Llama operators, as LLMServingSim times them
 # (casys-kaist/LLMServingSim@9e3f0ec, llm_profile/models/llama.py): (kernels, FP16-element
 # equivalents read, written, per element of the operator's tensor). RMSNorm: to(float32),
@@ -440,15 +445,15 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
 
 
 def _kv_reads(deployment: Deployment, heads, kv_heads, work: Workload):
-    """K and V reads from DRAM per cached element: 2, or 1 where a grouped-query decode kernel
+    """K and V reads from DRAM per cached element: 2, or 1 on a ``k_only`` pool, whose V tile is
+    the K tile just loaded, where a decode kernel finds it in the L2: the grouped-query kernel
     (TensorRT-LLM's XQA: one CTA loads a KV tile, K then V, for all the query heads sharing it)
-    runs on a ``k_only`` pool, whose V tile is the K tile it has just loaded. The MHA decode
-    kernel keeps 2: on aiconfigurator's H100 tables its rows time alike on both pools (1.2.0rc5,
-    k_only, against 1.3.0rc20, kv: 0.98-1.04 at >= 1023 cached tokens), its grouped rows 1.5-1.8x
-    apart at >= 8191 (tools/kv_pool_check.py)."""
+    at every length, the MHA kernel (all of a sequence's K, then its V) up to
+    ``K_ONLY_MHA_L2_TOKENS`` cached tokens."""
     if deployment.kv_pool == "kv":
         return 2.0
-    return jnp.where((heads > kv_heads) & (work.tokens == 1), 1.0, 2.0)
+    in_l2 = (heads > kv_heads) | (work.context <= K_ONLY_MHA_L2_TOKENS)
+    return jnp.where((work.tokens == 1) & in_l2, 1.0, 2.0)
 
 
 def edge_operators(llm, deployment: Deployment, work: Workload, *, split=None
