@@ -120,6 +120,34 @@ def test_k_only_pool_serves_a_short_mha_decodes_v_from_the_l2():
     assert _attention_bytes(LLAMA, longer, "k_only") == _attention_bytes(LLAMA, longer, "kv")
 
 
+def test_xqa_grid_follows_tensorrt_llms_multi_block_split():
+    """8 KV heads of one sequence against 8192 cached tokens on an A100 (108 SMs): 64 blocks of
+    128 tokens, cut to round(sqrt(8 x 64)) = 23 sub-sequences, 184 CTAs; 64 sequences: 512 x 23
+    CTAs would be 13.6 x the 8 target waves, so 23 / 13.6 -> 1 sub-sequence, 512 CTAs; a
+    64-token cache: 1 sub-sequence."""
+    from lutcore.gpu._simulator import xqa_ctas
+
+    assert float(xqa_ctas(8.0, 8192.0, 108)) == 184
+    assert float(xqa_ctas(512.0, 8192.0, 108)) == 512
+    assert float(xqa_ctas(8.0, 64.0, 108)) == 8
+    assert float(xqa_ctas(0.0, 8192.0, 108)) == 0
+
+
+def test_grouped_decode_pays_per_wave_and_mha_decode_per_sequence():
+    """One decode step against 8192 cached tokens (context 8193) on an A100: Llama-2-70B (8 KV
+    heads) with 2 sequences pays 2 x 184 / 108 waves of the XQA grid and no per-sequence time;
+    Llama-2-7B (MHA) pays 2 sequences and no waves."""
+    costly = gpu.Framework("t", "test", decode_call=3e-6, decode_sequence=5e-7,
+                           decode_wave=1e-6)
+    work = gpu.workload(2, 1, 8193)
+    llama70 = gpu.llm_shape("llama2-70b")
+    for shape, added in ((llama70, 3e-6 + 2 * 184 / 108 * 1e-6), (LLAMA, 3e-6 + 2 * 5e-7)):
+        bare, priced = (float(gpu.layer_breakdown(gpu.A100, shape, gpu.Deployment(framework=f),
+                                                  work, launch=0.0)["attention"])
+                        for f in (gpu.FRAMEWORKS["bare"], costly))
+        assert priced == pytest.approx(bare + added, rel=1e-6)
+
+
 def test_kv_pool_is_checked():
     with pytest.raises(ValueError, match="kv_pool"):
         gpu.Deployment(kv_pool="paged")
@@ -241,7 +269,7 @@ def test_tensorrt_llm_attention_constants_are_the_fits(architecture):
     assert abs(calibrate_gpu.attention_rate_bias(architecture)) < 2e-3
     fields = {f: getattr(record, f) for f in ("attention_rate", "attention_call",
                                               "attention_tile", "decode_call",
-                                              "decode_sequence")}
+                                              "decode_sequence", "decode_wave")}
     for field, value in calibrate_gpu.attention_fixed_costs(architecture, **fields).items():
         assert getattr(record, field) == pytest.approx(value, rel=5e-3, abs=1e-9), field
 

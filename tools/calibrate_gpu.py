@@ -479,18 +479,21 @@ def attention_rate_bias(architecture: str, **fields) -> float:
 
 
 def attention_fixed_costs(architecture: str, **fields) -> dict:
-    """The per-call time and the time per round of FMHA CTAs (context rows), the per-call and
-    per-sequence decode times (generation rows), by relative least squares on what each row
-    has beyond the modeled kernels (the rounds column: the model's response to a second per
-    round), the other costs as in ``fields``."""
+    """The per-call time and the time per round of FMHA CTAs (context rows), the decode
+    kernel's per-call time, per-sequence time (MHA) and time per wave of its XQA grid (grouped
+    query), by relative least squares on what each row has beyond the modeled kernels (the
+    rounds, sequences and waves columns: the model's response to a second of each), the other
+    costs as in ``fields``."""
     zero = {**fields, "attention_call": 0.0, "attention_sequence": 0.0, "attention_tile": 0.0,
-            "decode_call": 0.0, "decode_sequence": 0.0}
+            "decode_call": 0.0, "decode_sequence": 0.0, "decode_wave": 0.0}
     batch, tokens, measured, bare = _attention_model(architecture, **zero)
-    rounds = _attention_model(architecture, **{**zero, "attention_tile": 1.0})[3] - bare
+    rounds, sequences, waves = (_attention_model(architecture, **{**zero, name: 1.0})[3] - bare
+                                for name in ("attention_tile", "decode_sequence", "decode_wave"))
     fitted = {"attention_sequence": 0.0}
-    for names, columns, keep in ((("attention_call", "attention_tile"), rounds, tokens > 1),
-                                 (("decode_call", "decode_sequence"), batch, tokens == 1)):
-        fitted |= dict(zip(names, relative_fit((1.0, columns[keep]),
+    for names, columns, keep in ((("attention_call", "attention_tile"), (rounds,), tokens > 1),
+                                 (("decode_call", "decode_sequence", "decode_wave"),
+                                  (sequences, waves), tokens == 1)):
+        fitted |= dict(zip(names, relative_fit((1.0, *(c[keep] for c in columns)),
                                                measured[keep] - bare[keep], measured[keep])))
     return fitted
 
@@ -501,7 +504,7 @@ def attention_constants(architecture: str) -> dict:
     the compute-bound context rows unbiased (``attention_rate_bias``), then the fixed costs
     (``attention_fixed_costs``), in turn, ``ATTENTION_ROUNDS`` times from no fixed costs."""
     fitted = {"attention_call": 0.0, "attention_sequence": 0.0, "attention_tile": 0.0,
-              "decode_call": 0.0, "decode_sequence": 0.0}
+              "decode_call": 0.0, "decode_sequence": 0.0, "decode_wave": 0.0}
     for _ in range(ATTENTION_ROUNDS):
         fitted["attention_rate"] = _bisect(
             lambda rate, costs=dict(fitted): attention_rate_bias(

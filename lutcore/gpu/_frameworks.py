@@ -17,7 +17,9 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
   filling the KV pipeline, normalizing and storing the output); ``decode_call``,
   ``decode_sequence``: the per-call and per-sequence times of its decode attention (one new
   token a sequence: another kernel, e.g. TensorRT-LLM's generation kernel against its context
-  FMHA); ``None``: the prefill's;
+  FMHA); ``None``: the prefill's; ``decode_wave``: device seconds per wave of its grouped-query
+  decode kernel's CTAs (TensorRT-LLM's XQA: sequences x KV heads x sub-sequences, one CTA per
+  SM a wave, ``_simulator.xqa_ctas``), which then pays no per-sequence time;
 - ``by_architecture``: ((architecture, Framework), ...): the records whose attention costs
   replace these on GPUs of that architecture (``GPUSpec.architecture``; its kernels are other
   builds, e.g. TensorRT-LLM's sm90 FMHA), where a calibration set times them there.
@@ -51,11 +53,13 @@ class Framework:
     attention_tile: float = 0.0
     decode_call: float | None = None
     decode_sequence: float | None = None
+    decode_wave: float = 0.0
     by_architecture: tuple = ()
 
     def __post_init__(self):
         for field in ("kernel_latency", "launch_overhead", "step_overhead", "attention_call",
-                      "attention_sequence", "attention_tile", "decode_call", "decode_sequence"):
+                      "attention_sequence", "attention_tile", "decode_call", "decode_sequence",
+                      "decode_wave"):
             value = getattr(self, field)
             if value is not None and value < 0:
                 raise ValueError(f"framework {self.name}: {field} must be >= 0, got {value!r}")
@@ -96,7 +100,8 @@ HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_l
 # generation kernel), fitted per architecture on aiconfigurator's attention tables
 # (tools/calibrate_gpu.py attention_constants): the FMHA's rate on the long context rows, its
 # per-call time and time per round of query tiles on every context row, the generation
-# kernel's per-call and per-sequence times on the generation rows. Ampere: A100 SXM, TensorRT-LLM
+# kernel's per-call time, per-sequence time (MHA) and time per wave of its XQA grid (grouped
+# query) on the generation rows. Ampere: A100 SXM, TensorRT-LLM
 # 1.0 (aiconfigurator_attention_a100_sxm.yaml, calibration); Hopper: H100 SXM, TensorRT-LLM
 # 1.2 (aiconfigurator_attention_h100_sxm.yaml, calibration; its sm90 kernels); the tables' rows
 # priced on the collector's K-only KV pool (``Deployment.kv_pool``). Host and step
@@ -105,13 +110,13 @@ HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_l
 TENSORRT_LLM_HOPPER = Framework("tensorrt_llm", "aiconfigurator H100 SXM attention "
                                 "(calibration): attention_*, decode_*",
                                 attention_call=8.290e-6, attention_rate=0.6961,
-                                attention_tile=3.386e-6, decode_call=5.661e-6,
-                                decode_sequence=2.466e-7)
+                                attention_tile=3.386e-6, decode_call=5.176e-6,
+                                decode_sequence=2.772e-7, decode_wave=4.031e-6)
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
                          "attention_*, decode_*; on Hopper its H100 SXM tables",
                          attention_call=5.723e-6, attention_rate=0.5360,
-                         attention_tile=3.935e-6, decode_call=7.410e-6,
-                         decode_sequence=4.059e-7,
+                         attention_tile=3.935e-6, decode_call=6.797e-6,
+                         decode_sequence=4.634e-7, decode_wave=5.339e-6,
                          by_architecture=(("hopper", TENSORRT_LLM_HOPPER),))
 
 # vLLM / sarathi-serve: its kernels are the ones Vidur profiles, whose device constants the GPU

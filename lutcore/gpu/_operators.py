@@ -412,7 +412,9 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
                         kv_bytes=None) -> list[Operator]:
     """Attention of one layer: FP16 Q K^T and P V over the heads of every sequence.
 
-    flash: one kernel of ``FMHA_Q_STEP``-row query tiles; its FLOPs on the tensor cores, its
+    flash: one kernel of ``FMHA_Q_STEP``-row query tiles (its CTAs: ``rows``; a grouped decode's
+    rows are its sequences x KV heads, the XQA grid's, and its ``sequences`` 0: priced per wave,
+    ``_simulator._framework``); its FLOPs on the tensor cores, its
     DRAM traffic Q, O (FP16) and K, V (``kv_cache`` format; scores stay on chip; K and V of a
     KV head are read once for the heads sharing it; a grouped-query decode kernel on a ``k_only``
     pool finds V, its K block, in the L2 and reads K alone). unfused: QK^T GEMM writes the scores,
@@ -429,11 +431,14 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
         kv = (_kv_reads(deployment, heads, kv_heads, work) * work.batch * kv_heads
               * work.context * head_dim * kv_bytes)
         qo = 2 * work.batch * work.tokens * heads * head_dim * FP16_BYTES
+        grouped = (work.tokens == 1) & (heads > kv_heads)  # the XQA grid: _simulator.xqa_ctas
         return [Operator("attention", "attention", work.tokens, attended, head_dim,
                          count=2 * instances, dram_bytes=kv + qo,
                          cuda_flops=instances * work.tokens * attended * SOFTMAX_FLOPS,
-                         rows=jnp.ceil(work.tokens / FMHA_Q_STEP) * instances,
-                         sequences=work.batch)]
+                         rows=jnp.where(grouped, work.batch * kv_heads,
+                                        jnp.ceil(work.tokens / FMHA_Q_STEP) * instances
+                                        * (work.tokens > 1)),
+                         sequences=work.batch * ~grouped)]
     # Eager batched GEMMs: every instance reads its own Q, K or V and the scores round-trip.
     scores = instances * work.tokens * work.context
     operands = instances * (work.tokens * FP16_BYTES + work.context * kv_bytes) * head_dim

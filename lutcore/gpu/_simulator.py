@@ -100,6 +100,7 @@ class Machine(NamedTuple):
     attention_tile: jnp.ndarray
     decode_call: jnp.ndarray
     decode_sequence: jnp.ndarray
+    decode_wave: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -125,6 +126,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   attention_tile=frame.attention_tile,
                   decode_call=frame.on_decode()[0],
                   decode_sequence=frame.on_decode()[1],
+                  decode_wave=frame.decode_wave,
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
                   allreduce_hop_latency=gpu.allreduce_hop_latency,
@@ -225,15 +227,34 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
 def _framework(mach: Machine, op) -> jnp.ndarray:
     """Device seconds the framework's attention operator adds to its FMHA kernel (``FMHA``):
     per call, per sequence and, on a prefill, per round of its CTAs (``op.rows``, one per SM at
-    a time) (``Framework``); its decode costs at one new token a sequence (``op.m``); 0 for
+    a time) (``Framework``); its decode costs at one new token a sequence (``op.m``), a grouped
+    decode's per wave of its XQA grid (``op.rows``: sequences x KV heads; ``xqa_ctas``); 0 for
     other operators."""
     if op.name != FMHA:
         return 0.0
     decode = op.m <= 1
     rounds = jnp.ceil(op.rows / mach.fp16.sms) * (~decode)
+    waves = xqa_ctas(op.rows, op.n - 1, mach.fp16.sms) / mach.fp16.sms * decode
     return (jnp.where(decode, mach.decode_call, mach.attention_call)
             + jnp.where(decode, mach.decode_sequence, mach.attention_sequence) * op.sequences
-            + mach.attention_tile * rounds)
+            + mach.attention_tile * rounds + mach.decode_wave * waves)
+
+
+# TensorRT-LLM's XQA multi-block split (NVIDIA/TensorRT-LLM@b35ac1b, cpp/tensorrt_llm/kernels/
+# decoderMaskedMultiheadAttention/decoderXQAImplCommon.h computeMultiBlockCount, constants from
+# decoderXQAConstants.h): a sub-sequence per 128 cached tokens, at most round(sqrt(8 x that)),
+# cut to 8 waves of CTAs
+XQA_MIN_HISTORY, XQA_TARGET_WAVES = 128, 8
+
+
+def xqa_ctas(heads_rows, history, sms):
+    """CTAs of TensorRT-LLM's XQA decode kernel: ``heads_rows`` (sequences x KV heads) x its
+    sub-sequences of a ``history``-token cache on ``sms`` SMs (0 rows: 0)."""
+    blocks = jnp.maximum(jnp.floor(history / XQA_MIN_HISTORY), 1.0)
+    blocks = jnp.maximum(jnp.minimum(blocks, jnp.round(jnp.sqrt(8.0 * blocks))), 1.0)
+    excess = heads_rows * blocks / sms / XQA_TARGET_WAVES
+    blocks = jnp.where(excess > 1, jnp.maximum(jnp.floor(blocks / excess), 1.0), blocks)
+    return heads_rows * blocks
 
 
 def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
