@@ -240,10 +240,11 @@ def _framework(mach: Machine, op) -> jnp.ndarray:
             + mach.attention_tile * rounds + mach.decode_wave * waves)
 
 
-# TensorRT-LLM's XQA multi-block split (NVIDIA/TensorRT-LLM@b35ac1b, cpp/tensorrt_llm/kernels/
-# decoderMaskedMultiheadAttention/decoderXQAImplCommon.h computeMultiBlockCount, constants from
-# decoderXQAConstants.h): a sub-sequence per 128 cached tokens, at most round(sqrt(8 x that)),
-# cut to 8 waves of CTAs
+# TensorRT-LLM's XQA multi-block split (NVIDIA/TensorRT-LLM, cpp/tensorrt_llm/kernels/
+# decoderMaskedMultiheadAttention/: decoderXQAImplCommon.h@b35ac1b computeMultiBlockCount,
+# decoderXQAConstants.h@1245321 kMinHistoryTokensPerBlock, kTargetWaveFactor; the releases the
+# tables ran not checked): a sub-sequence per 128 cached tokens, at most round(sqrt(8 x that)),
+# cut to 8 waves of CTAs (its workspace cap, 6000 / batch, never binds after that cut)
 XQA_MIN_HISTORY, XQA_TARGET_WAVES = 128, 8
 
 
