@@ -57,6 +57,9 @@ Per GPU, by least squares on relative errors (each row weighs the same):
   aiconfigurator_h100_sxm.yaml): on its FP8 rows with M <= 64 (where the step's fixed grid
   shows), the t minimizing sum(((model + rounds x t - measured) / measured)^2), the model's
   round time set to 0; then TensorRT-LLM's H100 FP8 rate (above) with it in place;
+- TensorRT-LLM's attention costs per architecture (aiconfigurator_attention_{a100,h100}_sxm
+  .yaml, ``attention_constants``): its FMHA's rate, per-call time and time per round of CTAs
+  on the context rows, its generation kernel's per-call and per-sequence times;
 - HF eager's kernel time and attention call (llmservingsim_rtx3090.yaml, <= 16 tokens), and
   its rotary kernels' CUDA-core operations per element written (``_operators.
   EAGER_ROTARY_OPERATIONS``, the same set's rotary rows at >= 512 tokens, where those strided
@@ -434,58 +437,79 @@ def eager_rotary_operations(kernel_latency: float) -> float:
     return float((len(rows) - fixed.sum()) / issue.sum())
 
 
-ATTENTION_SET = "aiconfigurator_attention_a100_sxm.yaml"
+# TensorRT-LLM's attention tables per architecture (its sm80 and sm90 kernels are other builds)
+ATTENTION_SETS = {"ampere": "aiconfigurator_attention_a100_sxm.yaml",
+                  "hopper": "aiconfigurator_attention_h100_sxm.yaml"}
 ATTENTION_BOUND_TOKENS = 4096  # context rows this long are compute-bound (rate only)
+ATTENTION_ROUNDS = 3  # rate, then the fixed costs, in turn: the values settle within 3 rounds
 
 
-def attention_rows(framework) -> tuple:
-    """(batch, tokens, measured s, modeled s) of every row of ``ATTENTION_SET`` with
-    TensorRT-LLM's attention costs as in ``framework``."""
-    import lutcore.gpu as gpu
+def attention_rows(framework, name: str) -> tuple:
+    """(batch, tokens, measured s, modeled s) of every row of the attention set ``name`` with
+    TensorRT-LLM's attention costs as in ``framework`` (on every architecture), each set's
+    deployment otherwise (its KV pool)."""
     from experiments.lut_tensor_core import _measured
 
-    data = _load(ATTENTION_SET)
+    data = _load(name)
+    framework = dataclasses.replace(framework, by_architecture=())
     out = []
     for entry in data["sets"]:
-        entry = {**entry, "deployment": {}}
-        heads, kv = entry["heads"], entry["kv_heads"]
+        deployment = dataclasses.replace(_measured._deployment(entry), framework=framework)
+        _, _, measured, modeled = _measured.attention_points(data, entry, deployment=deployment)
         rows = np.array(entry["points"], float)
-        shape = _measured._shape(entry["name"], {"hidden": heads * entry["head_dim"],
-                                                 "ffn": 4 * heads, "heads": heads,
-                                                 "kv_heads": kv})
-        deployment = dataclasses.replace(gpu.DEPLOYMENTS["tensorrt_llm"], framework=framework)
-        parts = gpu.layer_breakdown(gpu.gpu_spec(data["device"]), shape, deployment,
-                                    gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]),
-                                    launch=0.0)
-        out.append((rows[:, 0], rows[:, 1], rows[:, 3] * 1e-3, np.asarray(parts["attention"])))
+        out.append((rows[:, 0], rows[:, 1], measured, modeled))
     return tuple(np.concatenate(c) for c in zip(*out))
 
 
-def attention_constants() -> dict:
-    """TensorRT-LLM's attention costs (lutcore.gpu._frameworks.TENSORRT_LLM): the rate leaving
-    the compute-bound context rows (tokens >= ``ATTENTION_BOUND_TOKENS``) unbiased, then the
-    per-call and per-sequence times by relative least squares on what each row has beyond
-    the modeled kernel, for the context rows (FMHA) and the generation rows (one new token:
-    the generation kernel, ``decode_*``) apart."""
+def _attention_model(architecture: str, **fields) -> tuple:
+    """``attention_rows`` of ``architecture``'s set with TensorRT-LLM's record there, ``fields``
+    replaced."""
     import lutcore.gpu as gpu
 
-    bare = dataclasses.replace(gpu.FRAMEWORKS["tensorrt_llm"], attention_call=0.0,
-                               attention_sequence=0.0)
+    record = gpu.FRAMEWORKS["tensorrt_llm"].on(architecture)
+    return attention_rows(dataclasses.replace(record, **fields), ATTENTION_SETS[architecture])
 
-    def bias(rate):
-        _, tokens, measured, modeled = attention_rows(dataclasses.replace(
-            bare, attention_rate=rate))
-        keep = tokens >= ATTENTION_BOUND_TOKENS
-        return float(np.mean(modeled[keep] / measured[keep] - 1))
 
-    rate = _bisect(bias, 0.2, 1.0)
-    batch, tokens, measured, modeled = attention_rows(dataclasses.replace(
-        bare, attention_rate=rate, decode_call=0.0, decode_sequence=0.0))
-    fitted = {"attention_rate": rate}
-    for phase, keep in (("attention", tokens > 1), ("decode", tokens == 1)):
-        call, sequence = relative_fit((1.0, batch[keep]), measured[keep] - modeled[keep],
-                                      measured[keep])
-        fitted |= {f"{phase}_call": float(call), f"{phase}_sequence": float(sequence)}
+def attention_rate_bias(architecture: str, **fields) -> float:
+    """Mean relative error of the compute-bound context rows (tokens >=
+    ``ATTENTION_BOUND_TOKENS``) of ``architecture``'s set (``_attention_model``)."""
+    _, tokens, measured, modeled = _attention_model(architecture, **fields)
+    keep = tokens >= ATTENTION_BOUND_TOKENS
+    return float(np.mean(modeled[keep] / measured[keep] - 1))
+
+
+def attention_fixed_costs(architecture: str, **fields) -> dict:
+    """The per-call time and the time per round of FMHA CTAs (context rows), the decode
+    kernel's per-call time, per-sequence time (MHA) and time per wave of its XQA grid (grouped
+    query), by relative least squares on what each row has beyond the modeled kernels (the
+    rounds, sequences and waves columns: the model's response to a second of each), the other
+    costs as in ``fields``."""
+    zero = {**fields, "attention_call": 0.0, "attention_sequence": 0.0, "attention_tile": 0.0,
+            "decode_call": 0.0, "decode_sequence": 0.0, "decode_wave": 0.0}
+    batch, tokens, measured, bare = _attention_model(architecture, **zero)
+    rounds, sequences, waves = (_attention_model(architecture, **{**zero, name: 1.0})[3] - bare
+                                for name in ("attention_tile", "decode_sequence", "decode_wave"))
+    fitted = {"attention_sequence": 0.0}
+    for names, columns, keep in ((("attention_call", "attention_tile"), (rounds,), tokens > 1),
+                                 (("decode_call", "decode_sequence", "decode_wave"),
+                                  (sequences, waves), tokens == 1)):
+        fitted |= dict(zip(names, relative_fit((1.0, *(c[keep] for c in columns)),
+                                               measured[keep] - bare[keep], measured[keep])))
+    return fitted
+
+
+def attention_constants(architecture: str) -> dict:
+    """TensorRT-LLM's attention costs on ``architecture`` (lutcore.gpu._frameworks.TENSORRT_LLM
+    and its ``by_architecture`` records), from its ``ATTENTION_SETS`` set: the FMHA rate leaving
+    the compute-bound context rows unbiased (``attention_rate_bias``), then the fixed costs
+    (``attention_fixed_costs``), in turn, ``ATTENTION_ROUNDS`` times from no fixed costs."""
+    fitted = {"attention_call": 0.0, "attention_sequence": 0.0, "attention_tile": 0.0,
+              "decode_call": 0.0, "decode_sequence": 0.0, "decode_wave": 0.0}
+    for _ in range(ATTENTION_ROUNDS):
+        fitted["attention_rate"] = _bisect(
+            lambda rate, costs=dict(fitted): attention_rate_bias(
+                architecture, **{**costs, "attention_rate": rate}), 0.2, 1.0)
+        fitted |= attention_fixed_costs(architecture, **fitted)
     return fitted
 
 
@@ -540,6 +564,8 @@ if __name__ == "__main__":
     print("hf_eager", f"kernel_latency={eager:.4g}",
           f"attention_call={eager_attention_call(eager):.4g}",
           f"rotary_operations={eager_rotary_operations(eager):.4g}")
-    print("tensorrt_llm", ", ".join(f"{k}={v:.4g}" for k, v in attention_constants().items()))
+    for architecture in ATTENTION_SETS:
+        print("tensorrt_llm", architecture, ", ".join(
+            f"{k}={v:.4g}" for k, v in attention_constants(architecture).items()))
     clock = pcie_sustained_clock(fractions["a100", "fp16", ""])
     print("a100-pcie", f"sustained_clock_ghz={clock:.4f}")

@@ -13,7 +13,10 @@ all-reduce time, and what each candidate cause would have to be to close the gap
   the share of the gap 9 us a layer would explain;
 - TensorRT's GEMM tactics (the engines have two optimization profiles; a tactic is chosen per
   profile at build time): how much slower than the model's best tactic the GEMMs would have to
-  run (gap / modeled GEMM time).
+  run (gap / modeled GEMM time);
+- per 2048-token row, the two forms a per-layer cost could take, sized by the same model's
+  128-token gap: a fixed device time (it adds at 2048 tokens too) or a host time the device
+  waits for only when the host is the longer (a host-bound run).
 
 Usage: PYTHONPATH=. python tools/first_token_gap.py
 """
@@ -43,28 +46,57 @@ def row_parts(spec, model: dict, name: str, deployment, work) -> tuple:
             sum(v for k, v in parts.items() if k.endswith("_all_reduce")), launches)
 
 
+def short_rows(data: dict, entry: dict, spec) -> dict:
+    """{model: (measured s, modeled s, layers)} of the set's rows at ``tokens`` 128, printing
+    each with its parts and candidate causes (module doc)."""
+    out = {}
+    for row in (dict(zip(entry["columns"], p)) for p in entry["points"]):
+        if row["tokens"] != 128:
+            continue
+        model = data["models"][row["model"]]
+        deployment = dataclasses.replace(_measured._deployment(entry),
+                                         tensor_parallel=row["tensor_parallel"])
+        modeled, gemms, reduce, launches = row_parts(
+            spec, model, row["model"], deployment, gpu.workload(1, 128))
+        measured, n = row["ms"] * 1e-3, model["layers"]
+        gap = measured - modeled
+        out[row["model"]] = (measured, modeled, n)
+        print(f"  {row['model']:12s} TP{row['tensor_parallel']} measured {measured * 1e3:5.1f}"
+              f" ms, modeled {modeled * 1e3:5.1f} (GEMMs {gemms * 1e3:5.1f}, all-reduce "
+              f"{reduce * 1e3:4.1f}); gap {gap / n * 1e6:5.0f} us/layer; host-bound at "
+              f"{measured / n / launches * 1e6:4.1f} us/launch ({launches} a layer); "
+              f"aiconfigurator's constant {AICONFIGURATOR_ELEMENTWISE * n / gap:4.0%}; "
+              f"GEMMs {gap / gemms:+4.0%}")
+    return out
+
+
+def long_rows(data: dict, entry: dict, spec, short: dict) -> None:
+    """The 2048-token rows under the two forms a per-layer cost can take, each sized by the
+    same model's 128-token gap: a fixed device time per layer (adds at every length) or a host
+    time per layer the device waits for only when it is longer than the layer's device time
+    (the run host-bound: measured / layers at 128 tokens)."""
+    for row in (dict(zip(entry["columns"], p)) for p in entry["points"]):
+        if row["tokens"] != 2048 or row["model"] not in short:
+            continue
+        measured128, modeled128, n = short[row["model"]]
+        deployment = dataclasses.replace(_measured._deployment(entry),
+                                         tensor_parallel=row["tensor_parallel"])
+        modeled = row_parts(spec, data["models"][row["model"]], row["model"], deployment,
+                            gpu.workload(1, 2048))[0]
+        measured = row["ms"] * 1e-3
+        device = modeled + (measured128 - modeled128)
+        host = max(modeled, measured128)  # the host time of the whole pass, every layer
+        print(f"  {row['model']:12s} 2048 tokens: measured {measured * 1e3:6.1f} ms; model "
+              f"{modeled / measured - 1:+6.1%}, + fixed device time {device / measured - 1:+6.1%}"
+              f", host-bound {host / measured - 1:+6.1%}")
+
+
 def main():
     data = _measured.load(SET)
     for entry in data["sets"]:
         spec = gpu.gpu_spec(_measured._device(data, entry))
         print(entry["name"])
-        for point in entry["points"]:
-            row = dict(zip(entry["columns"], point))
-            if row["tokens"] != 128:
-                continue
-            model = data["models"][row["model"]]
-            deployment = dataclasses.replace(_measured._deployment(entry),
-                                             tensor_parallel=row["tensor_parallel"])
-            modeled, gemms, reduce, launches = row_parts(
-                spec, model, row["model"], deployment, gpu.workload(1, 128))
-            measured, n = row["ms"] * 1e-3, model["layers"]
-            gap = measured - modeled
-            print(f"  {row['model']:12s} TP{row['tensor_parallel']} measured {measured * 1e3:5.1f}"
-                  f" ms, modeled {modeled * 1e3:5.1f} (GEMMs {gemms * 1e3:5.1f}, all-reduce "
-                  f"{reduce * 1e3:4.1f}); gap {gap / n * 1e6:5.0f} us/layer; host-bound at "
-                  f"{measured / n / launches * 1e6:4.1f} us/launch ({launches} a layer); "
-                  f"aiconfigurator's constant {AICONFIGURATOR_ELEMENTWISE * n / gap:4.0%}; "
-                  f"GEMMs {gap / gemms:+4.0%}")
+        long_rows(data, entry, spec, short_rows(data, entry, spec))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ NVIDIA's aiconfigurator (github.com/ai-dynamo/aiconfigurator) publishes, beside 
   (BF16, KV cache BF16, head_dim 128), its RoPE and KV-cache append and the FMHA (context:
   ``isl`` new tokens per sequence, nothing cached) or the generation kernel (one new token
   against ``step`` cached ones); ``benchmark_with_power``: warm-up, then the mean of timed runs.
+  Its KV cache: ``CacheType.SELFKONLY`` (K-only pool, V's offsets on K's blocks) from the
+  collector's first commit until dec5f4cd2 (2026-08-03, TensorRT-LLM 1.3.0rc20), so in every
+  table transcribed here (A100 1.0.0, 2025-10; H100 / H200 1.2.0rc5, 2025-12): the sets'
+  deployment says ``kv_pool: k_only`` (``lutcore.gpu.KV_POOLS``).
 - ``comm/nccl/<version>/nccl_perf.parquet`` (num_gpus, message_size in elements, latency in ms):
   nccl-tests' ``all_reduce_perf`` on one node (collector/network/collect_nccl.py: ``-w 40 -n
   100`` (60 above 16 MiB), ``-c 0``, the out-of-place time, CUDA events around the loop);
@@ -18,9 +22,10 @@ NVIDIA's aiconfigurator (github.com/ai-dynamo/aiconfigurator) publishes, beside 
 Roles fixed by issue 30 before any comparison: the A100 SXM and H100 SXM tables are
 calibration, the H200 SXM tables validation. Usage: python
 tools/transcribe_aiconfigurator_layers.py <aiconfigurator git dir> [--commit SHA] (nothing is
-fetched; needs pyarrow, a tool-only dependency). Writes aiconfigurator_attention_{a100,h200}_sxm
-.yaml (BF16, KV cache BF16, head_dim 128, no window; the head layouts of the models the
-experiments run: 32/32 (Llama-2-7B), 32/8 (Llama-3-8B), 64/8 (Llama-70B)) and
+fetched; needs pyarrow, a tool-only dependency). Writes
+aiconfigurator_attention_{a100,h100,h200}_sxm.yaml (BF16, KV cache BF16, head_dim 128, no
+window; the head layouts of the models the experiments run: 32/32 (Llama-2-7B), 32/8
+(Llama-3-8B), 64/8 (Llama-70B)) and
 aiconfigurator_nccl.yaml / aiconfigurator_nccl_h200.yaml (every FP16 all-reduce of 2, 4 and 8
 GPUs up to 128 MiB, the sizes a tensor-parallel layer all-reduces).
 """
@@ -36,7 +41,10 @@ from snapshot import snapshot_args, write_measured
 DATA = "aic-core/src/aiconfigurator_core/systems/data"
 HEADS = ((32, 32), (32, 8), (64, 8))  # (num_heads, num_key_value_heads)
 # (folder, version, lutcore device, role): roles fixed by issue 30 (H200: validation)
+# H100: the release the H200 validation tables ran (1.2.0rc5), so the two Hopper sets differ
+# by the GPU alone; chosen by GPU and version before any fit.
 ATTENTION = (("a100_sxm", "trtllm/1.0.0", "a100", "calibration"),
+             ("h100_sxm", "trtllm/1.2.0rc5", "h100", "calibration"),
              ("h200_sxm", "trtllm/1.2.0rc5", "h200", "validation"))
 NCCL = {"calibration": (("a100_sxm", "nccl/2.27.3", "a100"), ("h100_sxm", "nccl/2.29.2", "h100")),
         "validation": (("h200_sxm", "nccl/2.29.2", "h200"),)}
@@ -69,7 +77,7 @@ def attention(gitdir: str, commit: str, folder: str, version: str, device: str,
                              if (h, kv) == (heads, kv_heads)})
             sets.append({"name": f"{phase} H{heads} KV{kv_heads}", "kind": "attention",
                          "file": path, "heads": heads, "kv_heads": kv_heads, "head_dim": 128,
-                         "deployment": {"preset": "tensorrt_llm"},
+                         "deployment": {"preset": "tensorrt_llm", "kv_pool": "k_only"},
                          "columns": ["batch", "tokens", "context", "ms"],
                          "points": [list(p) for p in points]})
     return {"source": f"ai-dynamo/aiconfigurator@{commit}", "citation": CITATION,

@@ -285,17 +285,17 @@ def whole_layer_points(data: dict, entry: dict):
     return labels, ["layer"] * len(labels), _seconds(entry["columns"], rows), modeled
 
 
-def attention_points(data: dict, entry: dict):
+def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None = None):
     """(labels, categories, measured, modeled) of an ``attention`` set: one layer's attention
     operator (``heads``, ``kv_heads``, ``head_dim`` of the set; rows batch, new tokens per
-    sequence, attended context) under the set's ``deployment`` (``Deployment`` keywords or a
-    ``gpu.DEPLOYMENTS`` preset name), device time."""
+    sequence, attended context) under ``deployment``, by default the set's (``Deployment``
+    keywords or a ``gpu.DEPLOYMENTS`` preset name), device time."""
     spec = gpu.gpu_spec(_device(data, entry))
     rows = np.array(entry["points"], dtype=float)
     heads, kv_heads = entry["heads"], entry["kv_heads"]
     shape = _shape(entry["name"], {"hidden": heads * entry["head_dim"], "ffn": 4 * heads,
                                    "heads": heads, "kv_heads": kv_heads})
-    deployment = _deployment(entry)
+    deployment = _deployment(entry) if deployment is None else deployment
     parts = gpu.layer_breakdown(spec, shape, deployment,
                                 gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]), launch=0.0)
     labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}" for b, t, c in rows[:, :3]]

@@ -268,12 +268,14 @@ def claims(ds: xr.Dataset):
 
 def _moved(framed: float, ours: float) -> str:
     """What issue 30's per-layer costs do to a speedup (its hypothesis, in words)."""
-    record = gpu.FRAMEWORKS[FRAMEWORK]
+    record = gpu.FRAMEWORKS[FRAMEWORK].on("ampere")  # BASE_GPUS: A100, RTX 3090
     decode = record.on_decode()
-    return (f"with {FRAMEWORK}'s attention costs per layer (prefill "
-            f"{record.attention_call * 1e6:.1f} us a call, {record.attention_sequence * 1e6:.2f}"
-            f" us a sequence; decode {decode[0] * 1e6:.1f} us, {decode[1] * 1e6:.2f} us; its "
-            f"FMHA at {record.attention_rate:.2f} of the GEMM rate; calibrated, lutcore.gpu "
+    return (f"with {FRAMEWORK}'s attention costs per layer on Ampere (prefill "
+            f"{record.attention_call * 1e6:.1f} us a call, {record.attention_tile * 1e6:.2f} us "
+            f"a round of query tiles, {record.attention_sequence * 1e6:.2f} us a sequence; "
+            f"decode {decode[0] * 1e6:.1f} us, {decode[1] * 1e6:.2f} us a sequence or "
+            f"{record.decode_wave * 1e6:.2f} us a wave of its grouped kernel's CTAs; its FMHA at "
+            f"{record.attention_rate:.2f} of the tile pipes' rate; calibrated, lutcore.gpu "
             f"FRAMEWORKS) the maximum moves {ours:.2f}x -> {framed:.2f}x "
             f"({framed / ours - 1:+.0%}): a fixed time per layer the LUT and FP16 systems "
             "share dilutes the ratio, so missing per-layer costs inflate the speedup"

@@ -10,11 +10,19 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
 - ``attention_call``, ``attention_sequence``, ``attention_rate``: its attention operator
   beyond one FlashAttention-like kernel: device seconds per call (its pre-processing kernels:
   RoPE, KV-cache append) and per sequence (per-sequence work of its kernels: block tables,
-  the new token's RoPE and append), and the fraction of the FP16 GEMM tile model's rate its
-  attention kernel reaches on compute-bound prefills; ``decode_call``, ``decode_sequence``: the
-  per-call and per-sequence times of its decode attention (one new token a sequence: another
-  kernel, e.g. TensorRT-LLM's generation kernel against its context FMHA); ``None``: the
-  prefill's.
+  the new token's RoPE and append), and the fraction of the FP16 tile model's pipe rate its
+  attention kernel reaches on compute-bound prefills (its scores stay on chip, ``_simulator``);
+  ``attention_tile``: device seconds per round of its prefill FMHA's CTAs (one query tile of
+  ``_operators.FMHA_Q_STEP`` rows of one head each, one CTA per SM at a time: loading the tile,
+  filling the KV pipeline, normalizing and storing the output); ``decode_call``,
+  ``decode_sequence``: the per-call and per-sequence times of its decode attention (one new
+  token a sequence: another kernel, e.g. TensorRT-LLM's generation kernel against its context
+  FMHA); ``None``: the prefill's; ``decode_wave``: device seconds per wave of its grouped-query
+  decode kernel's CTAs (TensorRT-LLM's XQA: sequences x KV heads x sub-sequences, one CTA per
+  SM a wave, ``_simulator.xqa_ctas``), which then pays no per-sequence time;
+- ``by_architecture``: ((architecture, Framework), ...): the records whose attention costs
+  replace these on GPUs of that architecture (``GPUSpec.architecture``; its kernels are other
+  builds, e.g. TensorRT-LLM's sm90 FMHA), where a calibration set times them there.
 
 The frameworks' kernels and fusions are ``Deployment`` fields; ``_operators.DEPLOYMENTS``
 holds the preset deployments built on these records.
@@ -23,6 +31,10 @@ holds the preset deployments built on these records.
 from __future__ import annotations
 
 import dataclasses
+
+from lutcore import _checks as check
+
+from ._specs import ARCHITECTURES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,18 +50,32 @@ class Framework:
     attention_call: float = 0.0
     attention_sequence: float = 0.0
     attention_rate: float = 1.0
+    attention_tile: float = 0.0
     decode_call: float | None = None
     decode_sequence: float | None = None
+    decode_wave: float = 0.0
+    by_architecture: tuple = ()
 
     def __post_init__(self):
         for field in ("kernel_latency", "launch_overhead", "step_overhead", "attention_call",
-                      "attention_sequence", "decode_call", "decode_sequence"):
+                      "attention_sequence", "attention_tile", "decode_call", "decode_sequence",
+                      "decode_wave"):
             value = getattr(self, field)
             if value is not None and value < 0:
                 raise ValueError(f"framework {self.name}: {field} must be >= 0, got {value!r}")
         if not 0 < self.attention_rate <= 1:
             raise ValueError(f"framework {self.name}: attention_rate must be in (0, 1], got "
                              f"{self.attention_rate!r}")
+        for architecture, record in self.by_architecture:
+            check.one_of("architecture", architecture, ARCHITECTURES)
+            if not isinstance(record, Framework):
+                raise ValueError(f"framework {self.name}: by_architecture[{architecture!r}] "
+                                 f"must be a Framework record, got {type(record).__name__}")
+
+    def on(self, architecture: str) -> Framework:
+        """The record whose costs apply on a GPU of ``architecture`` (``by_architecture``'s,
+        else this one)."""
+        return dict(self.by_architecture).get(architecture, self)
 
     def on_decode(self) -> tuple[float, float]:
         """(per call, per sequence) seconds of its decode attention (the prefill's if unset)."""
@@ -68,21 +94,30 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 # same set's attention rows (eager_attention_call). No host or step timing of it in a
 # calibration set.
 HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
-                     "attention_call", kernel_latency=2.385e-6, attention_call=1.531e-6)
+                     "attention_call", kernel_latency=2.385e-6, attention_call=1.537e-6)
 
 # TensorRT-LLM's PyTorch-flow attention op (RoPE + KV-cache append kernel, then its FMHA or
-# generation kernel), fitted on aiconfigurator's A100 SXM attention tables
-# (aiconfigurator_attention_a100_sxm.yaml, calibration; tools/calibrate_gpu.py
-# attention_constants): the rate on its long context rows, the per-call and per-sequence
-# times on its context rows (FMHA) and on its generation rows (generation kernel) apart.
-# Host and step costs: no calibration set times them (the first-token table of TensorRT-LLM
-# 0.8 is validation).
+# generation kernel), fitted per architecture on aiconfigurator's attention tables
+# (tools/calibrate_gpu.py attention_constants): the FMHA's rate on the long context rows, its
+# per-call time and time per round of query tiles on every context row, the generation
+# kernel's per-call time, per-sequence time (MHA) and time per wave of its XQA grid (grouped
+# query) on the generation rows. Ampere: A100 SXM, TensorRT-LLM
+# 1.0 (aiconfigurator_attention_a100_sxm.yaml, calibration); Hopper: H100 SXM, TensorRT-LLM
+# 1.2 (aiconfigurator_attention_h100_sxm.yaml, calibration; its sm90 kernels); the tables' rows
+# priced on the collector's K-only KV pool (``Deployment.kv_pool``). Host and step
+# costs: no calibration set times them (the first-token table of TensorRT-LLM 0.8 is
+# validation).
+TENSORRT_LLM_HOPPER = Framework("tensorrt_llm", "aiconfigurator H100 SXM attention "
+                                "(calibration): attention_*, decode_*",
+                                attention_call=8.290e-6, attention_rate=0.6961,
+                                attention_tile=3.386e-6, decode_call=5.176e-6,
+                                decode_sequence=2.772e-7, decode_wave=4.031e-6)
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
-                         "attention_call, attention_sequence, attention_rate, decode_call, "
-                         "decode_sequence",
-                         attention_call=9.460e-6, attention_sequence=1.143e-6,
-                         attention_rate=0.8521, decode_call=6.383e-6,
-                         decode_sequence=3.137e-7)
+                         "attention_*, decode_*; on Hopper its H100 SXM tables",
+                         attention_call=5.723e-6, attention_rate=0.5360,
+                         attention_tile=3.935e-6, decode_call=6.797e-6,
+                         decode_sequence=4.634e-7, decode_wave=5.339e-6,
+                         by_architecture=(("hopper", TENSORRT_LLM_HOPPER),))
 
 # vLLM / sarathi-serve: its kernels are the ones Vidur profiles, whose device constants the GPU
 # specs already carry (C2); its scheduler's host time has no calibration set.

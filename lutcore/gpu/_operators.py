@@ -56,6 +56,17 @@ from ._specs import GPU_FORMATS
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
 ROW_KERNELS = ("vectorized", "scalar", "eager")
+# KV-cache pools, TensorRT-LLM's CacheType: "kv" (SELF) keeps K and V in blocks of their own, as
+# serving allocates dense attention; "k_only" (SELFKONLY, MLA's) points each block's V offset at
+# its K block (NVIDIA/TensorRT-LLM@b35ac1b, cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
+# WindowBlockManager::setOffsets: fieldIdx = 0 for kSELFKONLY), which aiconfigurator's attention
+# collector allocated until dec5f4cd2 (collector/trtllm/collect_attn.py)
+KV_POOLS = ("kv", "k_only")
+# Cached tokens up to which the MHA decode kernel finds V (its K) in the L2 on a k_only pool:
+# aiconfigurator's H100 SXM tables (calibration; tools/kv_pool_check.py), 1.2.0rc5 (k_only)
+# against 1.3.0rc20 (kv), 32 heads, >= 32 sequences: 1.07-1.45x apart at 64-256 cached tokens,
+# 0.99-1.04 from 512 (but 8 x 512, whose whole K fits in the L2: 1.66x)
+K_ONLY_MHA_L2_TOKENS = 256
 # Hugging Face transformers' eager Llama operators, as LLMServingSim times them
 # (casys-kaist/LLMServingSim@9e3f0ec, llm_profile/models/llama.py): (kernels, FP16-element
 # equivalents read, written, per element of the operator's tensor). RMSNorm: to(float32),
@@ -73,6 +84,11 @@ EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0,
 # fitted on LLMServingSim RTX 3090 rotary rows at >= 512 tokens (llmservingsim_rtx3090.yaml,
 # calibration; tools/calibrate_gpu.py eager_rotary_operations).
 EAGER_ROTARY_OPERATIONS = 224.4
+# Query rows per CTA of the FMHA (one head each): TensorRT-LLM's flash-attention kernels for
+# head size 128 on Hopper, fmha_v2_flash_attention_{fp16,bf16}_64_128_S_qkv_128_tma_ws_sm90
+# (NVIDIA/TensorRT-LLM@03cdd5a, cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/cubin/
+# fmha_cubin.h: 64 query rows, KV steps of 128); its Ampere kernels are taken alike
+FMHA_Q_STEP = 64
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
 KV_BYTES = {d: float(GPU_FORMATS[d].nbytes) for d in ("fp16", "bf16", "fp8", "int8")}  # KV cache
@@ -98,8 +114,9 @@ class Deployment:
     GEMMs, as eager PyTorch); gate_fusion: a gated FFN's gate and up projections as one GEMM
     with SiLU x gate in its epilogue (else two GEMMs and a SiLU-and-multiply kernel, as
     TensorRT-LLM 0.8 without ``--use_fused_mlp`` and gpt-fast's w1 / w3); kv_cache: KV-cache
-    element format (``KV_BYTES``); cuda_graphs: the forward pass is one CUDA graph (one host
-    launch) instead of one host launch per kernel;
+    element format (``KV_BYTES``); kv_pool: the KV cache's pool layout (``KV_POOLS``);
+    cuda_graphs: the forward pass is one CUDA graph (one host launch) instead of one host
+    launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
     rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER``);
@@ -118,6 +135,7 @@ class Deployment:
     lut_bits: int | None = None
     fused_qkv: bool = True
     kv_cache: str = "fp16"
+    kv_pool: str = "kv"
     cuda_graphs: bool = False
     step_overhead: float = 0.0
     row_kernels: str = "vectorized"
@@ -135,6 +153,7 @@ class Deployment:
         if self.tensor_parallel < 1:
             raise ValueError(f"tensor_parallel must be >= 1, got {self.tensor_parallel}")
         check.one_of("kv_cache", self.kv_cache, KV_BYTES)
+        check.one_of("kv_pool", self.kv_pool, KV_POOLS)
         if self.step_overhead < 0:
             raise ValueError(f"step_overhead must be >= 0, got {self.step_overhead}")
         if self.group_size < 0:
@@ -194,8 +213,9 @@ class Operator(NamedTuple):
     ``cuda_flops``) or ``"collective"`` (an all-reduce of ``dram_bytes`` over the deployment's
     GPUs). ``launches``: kernel launches it costs (0 when fused into its producer). ``rows``,
     ``row_trips``: a row kernel's rows (CTAs) and dependent DRAM round trips per row (module
-    doc; 0 for other kernels). ``fresh_bytes``: of a memory operator's reads, the bytes the
-    kernel just before it wrote (module doc: read from the L2 when they fit in it)."""
+    doc; the FMHA: its CTAs, one query tile of one head each; 0 for other kernels).
+    ``fresh_bytes``: of a memory operator's reads, the bytes the kernel just before it wrote
+    (module doc: read from the L2 when they fit in it)."""
 
     name: str
     kind: str
@@ -392,11 +412,15 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
                         kv_bytes=None) -> list[Operator]:
     """Attention of one layer: FP16 Q K^T and P V over the heads of every sequence.
 
-    flash: one kernel; its FLOPs on the tensor cores, its DRAM traffic Q, O (FP16) and K, V
-    (``kv_cache`` format; scores stay on chip; K and V of a KV head are read once for the heads
-    sharing it). unfused: QK^T GEMM writes the scores, softmax reads and writes them, PV GEMM
-    reads them. Prefill is causal: a new token attends on average to context - (tokens - 1) / 2
-    positions. split, kv_bytes: as for ``layer_operators``."""
+    flash: one kernel of ``FMHA_Q_STEP``-row query tiles (its CTAs: ``rows``; a grouped decode's
+    rows are its sequences x KV heads, the XQA grid's, and its ``sequences`` 0: priced per wave,
+    ``_simulator._framework``); its FLOPs on the tensor cores, its
+    DRAM traffic Q, O (FP16) and K, V (``kv_cache`` format; scores stay on chip; K and V of a
+    KV head are read once for the heads sharing it; a grouped-query decode kernel on a ``k_only``
+    pool finds V, its K block, in the L2 and reads K alone). unfused: QK^T GEMM writes the scores,
+    softmax reads and writes them, PV GEMM reads them. Prefill is causal: a new token attends
+    on average to context - (tokens - 1) / 2 positions. split, kv_bytes: as for
+    ``layer_operators``."""
     tp = deployment.tensor_parallel if split is None else split
     head_dim = llm.hidden / llm.heads
     heads, kv_heads = llm.heads / tp, jnp.maximum(llm.kv_heads / tp, 1.0)
@@ -404,12 +428,17 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
     kv_bytes = KV_BYTES[deployment.kv_cache] if kv_bytes is None else kv_bytes
     if deployment.attention == "flash":
         attended = work.context - (work.tokens - 1) / 2
-        kv = 2 * work.batch * kv_heads * work.context * head_dim * kv_bytes
+        kv = (_kv_reads(deployment, heads, kv_heads, work) * work.batch * kv_heads
+              * work.context * head_dim * kv_bytes)
         qo = 2 * work.batch * work.tokens * heads * head_dim * FP16_BYTES
+        grouped = (work.tokens == 1) & (heads > kv_heads)  # the XQA grid: _simulator.xqa_ctas
         return [Operator("attention", "attention", work.tokens, attended, head_dim,
                          count=2 * instances, dram_bytes=kv + qo,
                          cuda_flops=instances * work.tokens * attended * SOFTMAX_FLOPS,
-                         sequences=work.batch)]
+                         rows=jnp.where(grouped, work.batch * kv_heads,
+                                        jnp.ceil(work.tokens / FMHA_Q_STEP) * instances
+                                        * (work.tokens > 1)),
+                         sequences=work.batch * ~grouped)]
     # Eager batched GEMMs: every instance reads its own Q, K or V and the scores round-trip.
     scores = instances * work.tokens * work.context
     operands = instances * (work.tokens * FP16_BYTES + work.context * kv_bytes) * head_dim
@@ -418,6 +447,18 @@ def attention_operators(llm, deployment: Deployment, work: Workload, *, split=No
             _memory("softmax", scores, scores, SOFTMAX_FLOPS, fresh_elements=scores),
             Operator("attention_pv", "attention", work.tokens, head_dim, work.context,
                      count=instances, dram_bytes=operands + scores * FP16_BYTES)]
+
+
+def _kv_reads(deployment: Deployment, heads, kv_heads, work: Workload):
+    """K and V reads from DRAM per cached element: 2, or 1 on a ``k_only`` pool, whose V tile is
+    the K tile just loaded, where a decode kernel finds it in the L2: the grouped-query kernel
+    (TensorRT-LLM's XQA: one CTA loads a KV tile, K then V, for all the query heads sharing it)
+    at every length, the MHA kernel (all of a sequence's K, then its V) up to
+    ``K_ONLY_MHA_L2_TOKENS`` cached tokens."""
+    if deployment.kv_pool == "kv":
+        return 2.0
+    in_l2 = (heads > kv_heads) | (work.context <= K_ONLY_MHA_L2_TOKENS)
+    return jnp.where((work.tokens == 1) & in_l2, 1.0, 2.0)
 
 
 def edge_operators(llm, deployment: Deployment, work: Workload, *, split=None

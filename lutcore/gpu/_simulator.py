@@ -7,6 +7,10 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   the tile model sees stacked along M (one shared K or V), are bounded below by their own DRAM
   traffic as a GEMM-class kernel moves it (``gemm_class_floor``: C2's form for cuBLAS's
   DRAM-bound GEMMs, fixed time + a tile's fill and epilogue + bytes at the GEMM-class rate);
+  the fused attention kernel (FMHA) keeps its scores on chip, so it takes its tiles' tensor
+  and shared-memory pipe time (not the score tiles' stores the tile model would charge a GEMM
+  with that output) at the framework's rate, plus one kernel's fixed time, a tile's fill and
+  the framework's costs (``Framework``: per call, per sequence, per round of query tiles);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
   throughput) plus the fixed device time of a kernel, the DRAM bytes without the reads the L2
   serves (``Operator.fresh_bytes`` when they fit in the L2); scalar row kernels
@@ -73,8 +77,9 @@ class Machine(NamedTuple):
     all-reduce latency, and the deployment's numbers that need no graph of their own (tensor-
     parallel degree, KV-cache bytes per element, per-step framework seconds, the DRAM round
     trip of a scalar row kernel: 0 for vectorized kernels), and the framework's costs
-    (``Framework``: its kernels' fixed time and host times replace the spec's; its attention
-    operator's per-call and per-sequence time and rate)."""
+    (``Framework``, as on the GPU's architecture: its kernels' fixed time and host times replace
+    the spec's; its attention operator's per-call, per-sequence and per-round-of-CTAs times and
+    rate)."""
 
     projection: Hardware
     fp16: Hardware
@@ -92,8 +97,10 @@ class Machine(NamedTuple):
     attention_call: jnp.ndarray
     attention_sequence: jnp.ndarray
     attention_rate: jnp.ndarray
+    attention_tile: jnp.ndarray
     decode_call: jnp.ndarray
     decode_sequence: jnp.ndarray
+    decode_wave: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -108,7 +115,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
     if deployment.tensor_parallel > 1 and not gpu.nvlink_bandwidth:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
     link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
-    frame = deployment.framework
+    frame = deployment.framework.on(gpu.architecture)
     values = dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
                   cuda_core_flops=gpu.cuda_core_flops,
                   launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
@@ -116,8 +123,10 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   attention_call=frame.attention_call,
                   attention_sequence=frame.attention_sequence,
                   attention_rate=frame.attention_rate,
+                  attention_tile=frame.attention_tile,
                   decode_call=frame.on_decode()[0],
                   decode_sequence=frame.on_decode()[1],
+                  decode_wave=frame.decode_wave,
                   link_bandwidth=link,
                   allreduce_latency=gpu.allreduce_latency,
                   allreduce_hop_latency=gpu.allreduce_hop_latency,
@@ -204,24 +213,49 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
             tiles = tiles * _stacked([op.count for op in group], shape)
         else:
             m = _stacked([op.m * op.count for op in group], shape)
-            tiles = tile_model(mach.fp16, m, n, k, work=WORK[FP16_KERNEL]).seconds
+            fp16 = tile_model(mach.fp16, m, n, k, work=WORK[FP16_KERNEL])
+            tiles, pipes = fp16.seconds, jnp.maximum(fp16.compute, fp16.smem)
         for row, op in enumerate(group):
             own = tiles[row]
-            if op.name == FMHA:  # the framework's attention kernel: its rate and its costs
-                own = own / mach.attention_rate + _framework(mach, op)
+            if op.name == FMHA:  # its scores stay on chip: the tiles' pipes, not their stores
+                own = (pipes[row] / mach.attention_rate + mach.fp16.kernel_latency
+                       + mach.fp16.tile_prologue + _framework(mach, op))
             seconds[op.name] = jnp.maximum(own, seconds[op.name])
     return {op.name: seconds[op.name] for op in ops}
 
 
 def _framework(mach: Machine, op) -> jnp.ndarray:
     """Device seconds the framework's attention operator adds to its FMHA kernel (``FMHA``):
-    per call and per sequence (``Framework``), its decode costs at one new token a sequence
-    (``op.m``); 0 for other operators."""
+    per call, per sequence and, on a prefill, per round of its CTAs (``op.rows``, one per SM at
+    a time) (``Framework``); its decode costs at one new token a sequence (``op.m``), a grouped
+    decode's per wave of its XQA grid (``op.rows``: sequences x KV heads; ``xqa_ctas``); 0 for
+    other operators."""
     if op.name != FMHA:
         return 0.0
     decode = op.m <= 1
+    rounds = jnp.ceil(op.rows / mach.fp16.sms) * (~decode)
+    waves = xqa_ctas(op.rows, op.n - 1, mach.fp16.sms) / mach.fp16.sms * decode
     return (jnp.where(decode, mach.decode_call, mach.attention_call)
-            + jnp.where(decode, mach.decode_sequence, mach.attention_sequence) * op.sequences)
+            + jnp.where(decode, mach.decode_sequence, mach.attention_sequence) * op.sequences
+            + mach.attention_tile * rounds + mach.decode_wave * waves)
+
+
+# TensorRT-LLM's XQA multi-block split (NVIDIA/TensorRT-LLM, cpp/tensorrt_llm/kernels/
+# decoderMaskedMultiheadAttention/: decoderXQAImplCommon.h@b35ac1b computeMultiBlockCount,
+# decoderXQAConstants.h@1245321 kMinHistoryTokensPerBlock, kTargetWaveFactor; the releases the
+# tables ran not checked): a sub-sequence per 128 cached tokens, at most round(sqrt(8 x that)),
+# cut to 8 waves of CTAs (its workspace cap, 6000 / batch, never binds after that cut)
+XQA_MIN_HISTORY, XQA_TARGET_WAVES = 128, 8
+
+
+def xqa_ctas(heads_rows, history, sms):
+    """CTAs of TensorRT-LLM's XQA decode kernel: ``heads_rows`` (sequences x KV heads) x its
+    sub-sequences of a ``history``-token cache on ``sms`` SMs (0 rows: 0)."""
+    blocks = jnp.maximum(jnp.floor(history / XQA_MIN_HISTORY), 1.0)
+    blocks = jnp.maximum(jnp.minimum(blocks, jnp.round(jnp.sqrt(8.0 * blocks))), 1.0)
+    excess = heads_rows * blocks / sms / XQA_TARGET_WAVES
+    blocks = jnp.where(excess > 1, jnp.maximum(jnp.floor(blocks / excess), 1.0), blocks)
+    return heads_rows * blocks
 
 
 def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:

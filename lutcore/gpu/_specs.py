@@ -97,6 +97,8 @@ TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8", "tf32")
 ACCUMULATE = ("fp32", "fp16")
 LUT_SCALES = (1, 2, 4, 8)
 LUT_ACTIVATIONS = ("fp16", "int8", "fp8")
+# GPU architectures whose library kernels are separate builds (e.g. sm80 / sm90 FMHA kernels)
+ARCHITECTURES = ("ampere", "hopper")
 # 1x LUT array = M x N x K = 512 lookups-with-K per tensor core per clock, the size of the A100
 # INT8 tensor core (M, N, K = 8, 4, 16) (LUT Tensor Core §4.2.2 and Fig. 15 caption).
 LUT_ARRAY_1X = 512
@@ -210,6 +212,7 @@ class GPUSpec:
     dram_latency: float = 0.0  # seconds per dependent DRAM round trip of a scalar row kernel
     sustained_clock_ghz: float = 0.0  # 0: clock_ghz
     mma_warps: int = 1
+    architecture: str = "ampere"  # of ARCHITECTURES: the libraries' kernels built for it
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
     allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
     allreduce_hop_latency: float = 0.0  # seconds per ring step (2 (p - 1) steps on p GPUs)
@@ -228,6 +231,7 @@ class GPUSpec:
             check.one_of("LUT activation", self.lut_activation, LUT_ACTIVATIONS)
         if self.register_scale not in (1, 2):
             raise ValueError(f"register_scale must be 1 or 2, got {self.register_scale!r}")
+        check.one_of("architecture", self.architecture, ARCHITECTURES)
         if self.mma_warps not in (1, 4):
             raise ValueError(f"mma_warps must be 1 (mma.sync) or 4 (wgmma), got "
                              f"{self.mma_warps!r}")
@@ -424,6 +428,7 @@ H100 = GPUSpec(
     mma_warps=4,  # S4, S9: wgmma warpgroups
     mma_sync_fraction=MMA_SYNC_HOPPER,  # S10
     wgmma_latency=128.0, smem_latency=29.0,  # S10 Tables VIII and IV (H800)
+    architecture="hopper",  # S4: GH100, compute capability 9.0
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=5.338e-6, allreduce_hop_latency=8.445e-7,  # C7 (aiconfigurator_nccl)
     allreduce_efficiency=0.6380)
