@@ -109,8 +109,8 @@ HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_l
 # validation).
 TENSORRT_LLM_HOPPER = Framework("tensorrt_llm", "aiconfigurator H100 SXM attention "
                                 "(calibration): attention_*, decode_*",
-                                attention_call=8.290e-6, attention_rate=0.6961,
-                                attention_tile=3.386e-6, decode_call=5.176e-6,
+                                attention_call=8.290e-6, attention_rate=0.6929,
+                                attention_tile=3.384e-6, decode_call=5.175e-6,
                                 decode_sequence=2.772e-7, decode_wave=4.031e-6)
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
                          "attention_*, decode_*; on Hopper its H100 SXM tables",
