@@ -220,6 +220,23 @@ def test_quantize_rtn_grid_and_error():
         llm.quantize_rtn(w, 2, 48)
 
 
+def test_quantize_rtn_codes_are_each_weights_rounding():
+    """Every code is clip(round_half_even(w / scale) + zero, 0, 2^b - 1) in Python floats, with
+    the group's scale and zero point as the docstring defines them (ties included)."""
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((2, 4, 32))
+    w[0, 0, :8] = np.arange(8) - 3.5  # a group whose w / scale lands on halves
+    w[1, 1, :16] = 0.0  # an all-zero group: scale 1
+    q = llm.quantize_rtn(w, 3, 16)
+    for idx in np.ndindex(w.shape):
+        group = w[idx[:-1]][idx[-1] // 16 * 16:][:16]
+        low, high = min(float(group.min()), 0.0), max(float(group.max()), 0.0)
+        scale = (high - low) / 7 if high > low else 1.0
+        zero = round(-low / scale)
+        code = min(max(round(float(w[idx]) / scale) + zero, 0), 7)
+        assert q.codes[idx] == code and q.scale[idx[:-1] + (idx[-1] // 16,)] == scale
+
+
 def test_dequantize_is_each_weights_two_roundings():
     """W = (code - zero) * scale, each element rounded as Python floats round (IEEE double)."""
     rng = np.random.default_rng(11)
