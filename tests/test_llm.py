@@ -86,6 +86,27 @@ def test_dense_matrices_are_the_dequantized_weights(tiny, dtype):
         assert params[fused].dtype == dtype
 
 
+def test_prepare_like_reuses_the_shared_arrays_of_a_variant(tiny, tokens):
+    """A with_linears variant prepared like a model takes its embedding, head and norms as they
+    are and gives the logits of a fresh preparation; other arrays or another dtype do not."""
+    variant = tiny.with_linears({n: llm.quantize_rtn(w.dequantize(), 2, 16)
+                                 for n, w in tiny.linears.items()})
+    first = llm.prepare(tiny, "lut-exact")
+    second = llm.prepare(variant, "dense-fp16", dtype=np.float64, like=first)
+    assert all(second.params[n] is first.params[n] for n in llm.SHARED)
+    assert second.params["qkv"] is not first.params["qkv"]
+    fresh = llm.prepare(variant, "dense-fp16", dtype=np.float64)
+    np.testing.assert_array_equal(np.asarray(llm.logits(second, tokens)),
+                                  np.asarray(llm.logits(fresh, tokens)))
+    other = tiny_checkpoint(seed=3)
+    for model in (llm.prepare(other, "dense-fp16", dtype=np.float64, like=first),
+                  llm.prepare(variant, "dense-fp16", like=first)):  # float32: converted anew
+        assert not any(model.params[n] is first.params[n] for n in llm.SHARED)
+    np.testing.assert_array_equal(
+        np.asarray(llm.prepare(other, "dense-fp16", dtype=np.float64, like=first)
+                   .params["embedding"]), other.embedding.astype(np.float64))
+
+
 def test_lut_exact_tables_equal_the_dequantized_gemm(tiny, tokens, dense_logits):
     lut_logits = np.asarray(llm.logits(llm.prepare(tiny, "lut-exact"), tokens))
     np.testing.assert_allclose(lut_logits, dense_logits, rtol=0, atol=1e-12)
