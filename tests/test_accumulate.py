@@ -27,6 +27,28 @@ def test_matches_a_python_loop_of_instructions(operands, unit):
         np.testing.assert_array_equal(got[:, i], np.asarray(nm.to_float64(acc, "fp16")))
 
 
+@pytest.mark.parametrize("unit, model", [("exsdotp", "ideal"), ("exsdotp", "rtl"),
+                                         ("exfma_cascade", "ideal")])
+def test_every_rounding_mode_through_one_compiled_scan(operands, unit, model):
+    """The mode is a traced operand: each mode gives the Python loop of instructions in that
+    mode, bit for bit, and one compilation per unit and model serves all six."""
+    from lutcore.numerics._accumulate import _accumulate
+
+    a, b = operands[0][:, :6], operands[1][:, :6]  # a shape no other test compiles
+    compiled = _accumulate._cache_size()
+    for rounding in nm.ROUNDING_MODES:
+        got = np.asarray(nm.accumulate_dot(a, b, src="fp8", dst="fp16", unit=unit,
+                                           rounding=rounding, model=model))
+        acc = np.zeros(a.shape[0], np.uint16)
+        for i in range(a.shape[1] // 2):
+            args = (a[:, 2 * i], b[:, 2 * i], a[:, 2 * i + 1], b[:, 2 * i + 1], acc)
+            acc = np.asarray(nm.exsdotp(*args, src="fp8", dst="fp16", rounding=rounding,
+                                        model=model) if unit == "exsdotp" else
+                             nm.exfma_cascade(*args, src="fp8", dst="fp16", rounding=rounding))
+            np.testing.assert_array_equal(got[:, i], np.asarray(nm.to_float64(acc, "fp16")))
+    assert _accumulate._cache_size() == compiled + 1
+
+
 def test_fp64_golden_is_a_float64_running_sum(operands):
     a, b = operands
     got = np.asarray(nm.accumulate_dot(a, b, src="fp8", dst="fp16", unit="fp64"))

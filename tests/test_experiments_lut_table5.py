@@ -101,12 +101,17 @@ def test_weight_error_is_the_relative_frobenius_norm():
 
     from test_llm import tiny_checkpoint
 
-    from experiments.lut_tensor_core.table5_perplexity import _weight_error, weight_setting
+    import lutcore.llm as llm
+    from experiments.lut_tensor_core.table5_perplexity import weight_setting
 
     checkpoint = tiny_checkpoint()
-    assert _weight_error(checkpoint, weight_setting(checkpoint, "q4_1", 16)) == 0.0
-    setting = weight_setting(checkpoint, "int2", 16)
+    assert weight_setting(checkpoint, "q4_1", 16) == (checkpoint, 0.0)
+    setting, error = weight_setting(checkpoint, "int2", 16)
+    for name, w in checkpoint.linears.items():  # each layer re-quantized from its dequantized W
+        want_layer = llm.quantize_rtn(w.dequantize(), 2, 16)
+        assert all(np.array_equal(getattr(setting.linears[name], f), getattr(want_layer, f))
+                   for f in ("codes", "scale", "zero"))
     pairs = [(float(a), float(b)) for name, w in checkpoint.linears.items()
              for a, b in zip(setting.linears[name].dequantize().ravel(), w.dequantize().ravel())]
     want = math.sqrt(math.fsum((a - b) ** 2 for a, b in pairs) / math.fsum(b * b for _, b in pairs))
-    assert want > 0.01 and _weight_error(checkpoint, setting) == pytest.approx(want, rel=1e-12)
+    assert want > 0.01 and error == pytest.approx(want, rel=1e-12)

@@ -65,3 +65,33 @@ def test_a_pinned_process_runs_numpy_without_its_avx2_and_avx512_loops():
     out = subprocess.run([sys.executable, "-c", code], cwd=SCRIPTS, env=env, check=True,
                          capture_output=True, text=True).stdout.split()
     assert out == ["False", "False", f"--xla_cpu_max_isa={isa.XLA_MAX_ISA}"]
+
+
+@pytest.mark.parametrize("before, after", [
+    ("", isa.LIGHT_COMPILE),
+    ("--xla_cpu_max_isa=AVX", f"--xla_cpu_max_isa=AVX {isa.LIGHT_COMPILE}"),
+    ("--xla_backend_optimization_level=2", "--xla_backend_optimization_level=2"),  # the user's
+])
+def test_light_compile_adds_level_0_once(monkeypatch, before, after):
+    monkeypatch.setenv("XLA_FLAGS", before)
+    isa.light_compile()
+    isa.light_compile()
+    assert os.environ["XLA_FLAGS"] == after
+
+
+def test_light_job_is_a_listed_job_or_a_member_of_a_listed_batch():
+    schedule = {"batches": {"gpu": ["lut-fig16", "lut-fig17"], "small": ["lut-fig3"]},
+                "light_compile": ["gpu", "mfnn-table2"]}
+    assert isa.light_job(schedule, "gpu") and isa.light_job(schedule, "lut-fig16")
+    assert isa.light_job(schedule, "mfnn-table2")
+    assert not isa.light_job(schedule, "small") and not isa.light_job(schedule, "lut-fig3")
+    assert not isa.light_job(schedule, "lut-table5") and not isa.light_job({}, "gpu")
+
+
+def test_the_full_preset_compiles_its_long_jobs_with_the_optimizations():
+    """The long jobs run their programs for seconds: light_compile would make them slower."""
+    import yaml
+
+    schedule = yaml.safe_load((SCRIPTS.parents[0] / "config.yaml").read_text())["schedule"]
+    assert not any(isa.light_job(schedule["full"], i) for i in schedule["full"]["start_first"])
+    assert isa.light_job(schedule["full"], "lut-fig16")

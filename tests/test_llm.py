@@ -86,6 +86,27 @@ def test_dense_matrices_are_the_dequantized_weights(tiny, dtype):
         assert params[fused].dtype == dtype
 
 
+def test_prepare_like_reuses_the_shared_arrays_of_a_variant(tiny, tokens):
+    """A with_linears variant prepared like a model takes its embedding, head and norms as they
+    are and gives the logits of a fresh preparation; other arrays or another dtype do not."""
+    variant = tiny.with_linears({n: llm.quantize_rtn(w.dequantize(), 2, 16)
+                                 for n, w in tiny.linears.items()})
+    first = llm.prepare(tiny, "lut-exact")
+    second = llm.prepare(variant, "dense-fp16", dtype=np.float64, like=first)
+    assert all(second.params[n] is first.params[n] for n in llm.SHARED)
+    assert second.params["qkv"] is not first.params["qkv"]
+    fresh = llm.prepare(variant, "dense-fp16", dtype=np.float64)
+    np.testing.assert_array_equal(np.asarray(llm.logits(second, tokens)),
+                                  np.asarray(llm.logits(fresh, tokens)))
+    other = tiny_checkpoint(seed=3)
+    for model in (llm.prepare(other, "dense-fp16", dtype=np.float64, like=first),
+                  llm.prepare(variant, "dense-fp16", like=first)):  # float32: converted anew
+        assert not any(model.params[n] is first.params[n] for n in llm.SHARED)
+    np.testing.assert_array_equal(
+        np.asarray(llm.prepare(other, "dense-fp16", dtype=np.float64, like=first)
+                   .params["embedding"]), other.embedding.astype(np.float64))
+
+
 def test_lut_exact_tables_equal_the_dequantized_gemm(tiny, tokens, dense_logits):
     lut_logits = np.asarray(llm.logits(llm.prepare(tiny, "lut-exact"), tokens))
     np.testing.assert_allclose(lut_logits, dense_logits, rtol=0, atol=1e-12)
@@ -218,6 +239,23 @@ def test_quantize_rtn_grid_and_error():
     assert np.all(err <= np.repeat(q.scale, 32, axis=-1) / 2 + 1e-12)
     with pytest.raises(ValueError, match="group_size must divide K = 64"):
         llm.quantize_rtn(w, 2, 48)
+
+
+def test_quantize_rtn_codes_are_each_weights_rounding():
+    """Every code is clip(round_half_even(w / scale) + zero, 0, 2^b - 1) in Python floats, with
+    the group's scale and zero point as the docstring defines them (ties included)."""
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((2, 4, 32))
+    w[0, 0, :8] = np.arange(8) - 3.5  # a group whose w / scale lands on halves
+    w[1, 1, :16] = 0.0  # an all-zero group: scale 1
+    q = llm.quantize_rtn(w, 3, 16)
+    for idx in np.ndindex(w.shape):
+        group = w[idx[:-1]][idx[-1] // 16 * 16:][:16]
+        low, high = min(float(group.min()), 0.0), max(float(group.max()), 0.0)
+        scale = (high - low) / 7 if high > low else 1.0
+        zero = round(-low / scale)
+        code = min(max(round(float(w[idx]) / scale) + zero, 0), 7)
+        assert q.codes[idx] == code and q.scale[idx[:-1] + (idx[-1] // 16,)] == scale
 
 
 def test_dequantize_is_each_weights_two_roundings():

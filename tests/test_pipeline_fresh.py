@@ -79,6 +79,9 @@ def test_command_line_parameters_read_as_the_config_file_reads_them(tmp_path):
     ("schedule: {full: {batches: {gpu: [lut-fig4, lut-table5]}}}", "preset=full",
      "lutcore config error: schedule.full.batches.gpu: lut-table5 is already in "
      "schedule.full.start_first"),
+    ("schedule: {full: {light_compile: [gpu, lut-fig99]}}", "preset=full",
+     "lutcore config error: schedule.full.light_compile: lut-fig99 is neither an experiment nor "
+     "a batch of preset full; allowed values: gpu, ppa, small, mfnn-fig1"),
     # issue 32, probe 9: the allowed keys were not listed; a repeated key kept the last value
     (None, "presetz=quick", "lutcore config error: config: unknown key(s) presetz; allowed "
      "keys: preset, presets, figure_formats, schedule, experiments"),
@@ -94,6 +97,7 @@ def test_command_line_parameters_read_as_the_config_file_reads_them(tmp_path):
      "lutcore config error: presets.full: mfnn-fig9: lengths: 20000000 exceeds 156250 at trials "
      "1000 (memory bound: ~8 GB; this needs ~960 GB"),
 ], ids=["experiment-key", "preset", "experiment-id", "batch-id", "batch-start-first",
+        "light-compile-job",
         "top-level-key", "preset-name", "repeated-key", "nan", "memory"])
 def test_bad_config_fails_in_one_line_before_any_job(tmp_path, configfile, config, expected):
     args = ["--config", config]

@@ -25,7 +25,7 @@ from ._checkpoint import Checkpoint, load_checkpoint, read_gguf, read_npz, save_
 from ._config import LlamaConfig
 from ._data import kjv_books, kjv_text, smollm2_gguf
 from ._eval import WindowScores, score_windows, token_windows
-from ._model import GEMM_PATHS, GemmPath, Model, gemm_path, logits, prepare, with_path
+from ._model import GEMM_PATHS, SHARED, GemmPath, Model, gemm_path, logits, prepare, with_path
 from ._tokenizer import bpe_tokenizer
 from ._weights import quantize_rtn
 

@@ -65,6 +65,7 @@ class Model(NamedTuple):
     config: LlamaConfig
     path: GemmPath
     scheme: lut.TableScheme | None
+    sources: tuple = ()  # the checkpoint's arrays behind the SHARED params (``prepare(like=)``)
 
 
 # The fused linear layers: inputs that share an activation share one rounding and one set of
@@ -92,25 +93,42 @@ def _layer_matrices(weights: AffineWeights, path: GemmPath, scheme, dtype):
     return prepared._replace(scheme=None, ktot=None)
 
 
-def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None) -> Model:
+# The parameters outside the linear layers: no GEMM path or weight setting changes them.
+SHARED = ("embedding", "head", "output_norm", "attn_norm", "ffn_norm")
+
+
+def _shared_params(checkpoint: Checkpoint, dtype, like: Model | None):
+    """The SHARED params in ``dtype`` and the arrays they come from: ``like``'s own where it was
+    prepared in ``dtype`` from these very arrays (a ``with_linears`` variant shares them), so
+    that a model's variants do not convert and copy them again (0.9 GB in float64)."""
+    sources = (checkpoint.embedding, checkpoint.head, checkpoint.output_norm,
+               checkpoint.attn_norm, checkpoint.ffn_norm)
+    if (like is not None and like.params["embedding"].dtype == dtype
+            and len(like.sources) == len(sources)
+            and all(a is b for a, b in zip(like.sources, sources))):
+        return {name: like.params[name] for name in SHARED}, sources
+    arrays = dict(zip(SHARED, sources)) | {"head": checkpoint.head.T}  # [D, V]: no transpose
+    return {name: jnp.asarray(arrays[name], dtype) for name in SHARED}, sources
+
+
+def prepare(checkpoint: Checkpoint, path: GemmPath | str, *, dtype=None,
+            like: Model | None = None) -> Model:
     """Prepare every linear layer once for ``path`` (the LUT paths keep the selection tensor of
     the static weights, so only the activation tables are computed per input). ``dtype``: the
     compute precision, float32 for dense paths and float64 for LUT paths by default (LUT paths
-    need float64: their tables are exact)."""
+    need float64: their tables are exact). ``like``: a model prepared earlier from this
+    checkpoint or a ``with_linears`` variant of it, whose embedding, head and norms are reused
+    where they are the same arrays in the same dtype (converted anew otherwise)."""
     path = gemm_path(path) if isinstance(path, str) else path
     dtype = jnp.dtype(dtype or (jnp.float64 if path.lut else jnp.float32))
     if path.lut and dtype != jnp.float64:
         raise ValueError(f"{path.name} computes exact tables in float64; got dtype {dtype}")
     scheme = lut.make_scheme("symmetric", LUT_K, checkpoint.w_bits) if path.lut else None
-    params = {"embedding": jnp.asarray(checkpoint.embedding, dtype),
-              "head": jnp.asarray(checkpoint.head.T, dtype),  # [D, V]: no transpose per call
-              "output_norm": jnp.asarray(checkpoint.output_norm, dtype),
-              "attn_norm": jnp.asarray(checkpoint.attn_norm, dtype),
-              "ffn_norm": jnp.asarray(checkpoint.ffn_norm, dtype)}
+    params, sources = _shared_params(checkpoint, dtype, like)
     for fused, names in FUSED.items():
         weights = concat_columns([checkpoint.linears[n] for n in names])
         params[fused] = _layer_matrices(weights, path, scheme, dtype)
-    return Model(params, checkpoint.config, path, scheme)
+    return Model(params, checkpoint.config, path, scheme, sources)
 
 
 def with_path(model: Model, path: GemmPath | str) -> Model:

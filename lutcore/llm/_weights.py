@@ -88,5 +88,8 @@ def quantize_rtn(w: np.ndarray, w_bits: int, group_size: int) -> AffineWeights:
     top = (1 << w_bits) - 1
     scale = np.where(high > low, (high - low) / top, 1.0)
     zero = np.round(-low / scale)
-    codes = np.clip(np.round(groups / scale[..., None]) + zero[..., None], 0, top)
+    codes = groups / scale[..., None]  # then in place: one [..., N, K] float64 array, not four
+    np.round(codes, out=codes)
+    codes += zero[..., None]
+    np.clip(codes, 0, top, out=codes)
     return AffineWeights(codes.reshape(w.shape).astype(np.uint8), scale, zero, w_bits)

@@ -13,17 +13,20 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .. import _checks as check
-from ._formats import Format, as_format, check_patterns, check_rounding, to_float64
+from ._formats import Format, as_format, check_patterns, rounding_code, to_float64
 from ._fused import MODELS, exfma_cascade, exsdotp
 
 UNITS = ("exsdotp", "exfma_cascade", "fp64")
 
 
-@functools.partial(jax.jit, static_argnames=("src", "dst", "unit", "rounding", "model"))
-def _accumulate(a, b, src: Format, dst: Format, unit: str, rounding: str, model: str):
+# The rounding mode is a traced code, as in the kernels it calls: one compiled scan per formats,
+# unit and model serves every mode (mfnn-rtl's Fig. 9 rerun compiled one per mode).
+@functools.partial(jax.jit, static_argnames=("src", "dst", "unit", "model"))
+def _accumulate(a, b, rounding, src: Format, dst: Format, unit: str, model: str):
     pairs = (a[..., 0::2], b[..., 0::2], a[..., 1::2], b[..., 1::2])
     steps = [jnp.moveaxis(x, -1, 0) for x in pairs]   # scan over the step axis
 
@@ -71,5 +74,5 @@ def accumulate_dot(a, b, *, src, dst, unit: str, rounding: str = "rne", model: s
             for name, x in (("a", a), ("b", b)))
     if a.shape != b.shape or a.shape[-1] % 2:
         raise ValueError(f"a and b need one shape with an even last axis; got {a.shape}, {b.shape}")
-    return _accumulate(a, b, src=src, dst=dst, unit=unit, rounding=check_rounding(rounding),
+    return _accumulate(a, b, np.uint8(rounding_code(rounding)), src=src, dst=dst, unit=unit,
                        model=model)

@@ -262,8 +262,9 @@ def _kernel_args(src: Format, dst: Format, rounding, model: str, lane, op: str,
                          "has none")
     if model == "rtl":
         lane = _rtl.resolve_lane(lane, src, dst, op, vsum)
-    return dict(src=src, dst=dst, rounding=np.uint8(rounding_code(rounding)), model=model,
-                lane=lane)
+    code = rounding_code(rounding)  # a name's code, or a code already traced (accumulate_dot)
+    return dict(src=src, dst=dst, rounding=np.uint8(code) if isinstance(code, int) else code,
+                model=model, lane=lane)
 
 
 @check.entry

@@ -20,5 +20,6 @@ for batch, members in BATCHES.items():
         params:
             config={i: PARAMS[i] for i in members},
             formats=FIGURE_FORMATS,
+            light_compile=isa.light_job(SCHEDULE, batch),
         script:
             "../scripts/run_experiment.py"

@@ -112,6 +112,12 @@ def selected_batches():
 
 BATCHES = selected_batches()
 BATCHED = {i for ids in BATCHES.values() for i in ids}
+LIGHT_COMPILE = SCHEDULE.get("light_compile", [])
+for name in LIGHT_COMPILE:
+    if name not in PARAMS and name not in SCHEDULE.get("batches", {}):
+        config_error(f"schedule.{PRESET}.light_compile: {name} is neither an experiment nor a "
+                     f"batch of preset {PRESET}; allowed values: "
+                     f"{', '.join([*SCHEDULE.get('batches', {}), *PARAMS])}")
 
 
 def experiment_facts(experiment, config):
@@ -350,6 +356,10 @@ def experiment_priority(wildcards):
 
 def experiment_params(wildcards):
     return {wildcards.id: PARAMS[wildcards.id]}
+
+
+def experiment_light_compile(wildcards):
+    return isa.light_job(SCHEDULE, wildcards.id)
 
 
 # The cores a job uses, declared by every rule: about one (the main job's nine jobs spent

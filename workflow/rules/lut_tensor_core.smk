@@ -16,5 +16,6 @@ rule lut_tensor_core:
     params:
         config=experiment_params,
         formats=FIGURE_FORMATS,
+        light_compile=experiment_light_compile,
     script:
         "../scripts/run_experiment.py"

@@ -55,3 +55,26 @@ def pin() -> None:
         raise RuntimeError(f"isa.pin() after {' and '.join(late)} was imported: the instruction "
                            "set can no longer be pinned; call it first")
     os.environ.update(wanted)
+
+
+# A job whose compiled programs each run briefly (scalar models, small tables) spends more CPU
+# compiling them than running them: config schedule.<preset>.light_compile names such jobs, which
+# compile without LLVM's backend optimizations. IEEE arithmetic is the same at every level (XLA
+# keeps each operation's rounding; the data of every such job were compared bit for bit).
+LIGHT_COMPILE = "--xla_backend_optimization_level=0"
+
+
+def light_compile() -> None:
+    """Add LIGHT_COMPILE to XLA_FLAGS unless a level is set already (the user's is kept). XLA
+    reads the flags when JAX's backend starts: call it before the process's first computation."""
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    if not any(f.startswith("--xla_backend_optimization_level=") for f in flags):
+        os.environ["XLA_FLAGS"] = " ".join(flags + [LIGHT_COMPILE])
+
+
+def light_job(schedule: dict, job: str) -> bool:
+    """Whether a preset's ``schedule`` compiles ``job`` (a batch's name or an experiment id) light:
+    it, or the batch it is in, is listed under ``light_compile``."""
+    batch = next((name for name, ids in schedule.get("batches", {}).items() if job in ids), job)
+    return bool({job, batch} & set(schedule.get("light_compile", [])))
+

@@ -21,6 +21,8 @@ import time
 import isa  # same folder; pins the instruction set before numpy and JAX load (isa.py)
 
 isa.pin()
+if "snakemake" in globals() and snakemake.params.light_compile:  # noqa: F821  (config schedule)
+    isa.light_compile()
 
 import jax  # noqa: E402
 import matplotlib  # noqa: E402
@@ -147,6 +149,8 @@ def main(argv: list[str] | None = None) -> None:
         config = make_config(experiment, preset[args.experiment])
     except ConfigError as err:
         parser.exit(2, f"lutcore config error: {err}\n")
+    if isa.light_job(config_file["schedule"].get(args.preset, {}), experiment.id):
+        isa.light_compile()  # as the workflow's job would: before the first computation
     produce(experiment, config, output_paths(args.results, experiment.id, formats))
 
 
