@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _library, _tiles
+from lutcore.gpu import _library, _tile_tables, _tiles
 
-CANDIDATES = _tiles.fpa_intb_candidates()
+CANDIDATES = _tile_tables.fpa_intb_candidates()
 SMS = 108  # A100
 
 
@@ -178,7 +178,7 @@ def test_trtllm_weight_only_tactics():
     (get_candidate_configs_sm90), the fastest as its profiler picks, never slower than the
     TVM build's heuristic pick on the same conversions; below M = 5 its GEMV (16 x 16 or 32
     tiles, no split-K), up to M = 15 one tactic more."""
-    table = _tiles.trtllm_weight_only_candidates()
+    table = _tile_tables.trtllm_weight_only_candidates()
     assert len(table["tm"]) == 2 + 5 * 3 * 7 + 5 * 2 and set(table["split"]) == set(range(1, 8))
     assert {float(g): int(np.sum(table["group"] == g)) for g in (0, 1, 4)} == {0: 2, 1: 105, 4: 10}
     assert set(table["split"][table["group"] != 1]) == {1.0}
@@ -250,7 +250,7 @@ def test_smoothquant_tactics_run_as_dispatched():
     """T9: 6 tiles x 4 stage counts, K never split (the launcher passes a batch count of 1), the
     128 x 64 tactic a 128 x 128 CTA tile; at M = 16 with N = 1024 (8 output tiles of 32 x 128
     for 108 SMs) no split factor is picked."""
-    table = _tiles.trtllm_int8_candidates()
+    table = _tile_tables.trtllm_int8_candidates()
     assert len(table["tm"]) == 6 * 4 and set(table["split"]) == {1.0}
     tiles = set(zip(table["tm"], table["tn"]))
     assert (128.0, 64.0) not in tiles and (128.0, 128.0) in tiles

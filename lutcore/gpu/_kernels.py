@@ -75,14 +75,13 @@ from ._specs import (
     GPUSpec,
     check_accumulate,
 )
+from ._tile_tables import STAGES, candidate_table
 from ._tiles import (
     MAX_THREADS_PER_SM,
-    STAGES,
     GemmLatency,
     Hardware,
     Occupancy,
     Work,
-    candidate_table,
     occupancy,
     tile_model,
     traffic,

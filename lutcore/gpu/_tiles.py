@@ -116,14 +116,13 @@ T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 
 from __future__ import annotations
 
 import functools
-import itertools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-STAGES = 3  # CUTLASS sm80 multistage default (cutlass/gemm/device/default_gemm_configuration.h)
+from ._tile_tables import STAGES, candidate_table
+
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
 BASE_REGISTERS = 32  # per thread: addresses, loop counters, predicates (first-principles estimate)
 FRAGMENT_K = 16  # k elements of A/W fragments held in registers per step (mma k16), double-buffered
@@ -133,41 +132,12 @@ SMEM_BANKS = 32  # 32 banks x 4 bytes (CUDA C++ Best Practices Guide, "Shared Me
 # "CUDA reserves 1 KB of shared memory per thread block" (NVIDIA Ampere and Hopper Tuning
 # Guides, "Unified Shared Memory/L1/Texture Cache"): an SM of 164 KB holds 2 CTAs of 81 KB
 SMEM_RESERVED = 1024
-SPLITS = (1, 2, 4, 8, 16)
-# T1: (tm, tn, tk, stages, warps along M, warps along N) of the SM80 tensor-core library tiles
-SM80_TILES = ((256, 128, 32, 3, 4, 2), (128, 256, 32, 3, 2, 4), (256, 64, 32, 4, 4, 1),
-              (64, 256, 32, 4, 1, 4), (128, 128, 32, 4, 2, 2), (128, 64, 32, 6, 2, 2),
-              (64, 128, 32, 6, 2, 2), (64, 64, 32, 10, 2, 2), (256, 128, 64, 3, 4, 2),
-              (128, 256, 64, 3, 2, 4), (256, 64, 64, 4, 4, 1), (64, 256, 64, 4, 1, 4),
-              (128, 128, 64, 4, 2, 2), (128, 64, 64, 3, 2, 2), (64, 128, 64, 3, 2, 2),
-              (64, 64, 64, 5, 2, 2),
-              # small-M (GEMV-class) tiles
-              (16, 64, 64, 4, 1, 1), (16, 128, 64, 4, 1, 2), (16, 256, 64, 4, 1, 4))
-# T2: (tm, tn) of the SM90 warpgroup tiles, k-slab 64
-SM90_TILES = ((64, 64), (64, 128), (64, 256), (128, 64), (128, 128), (128, 256), (256, 128))
-SM90_TK = 64
-# T6: fpA_intB's CTA rows (x 128 columns x k-slab 64, warps 1 x 4) and stages, in the order
-# its heuristic visits them (cutlass_heuristic.cc, get_candidate_configs)
-FPA_INTB_ROWS, FPA_INTB_STAGES = (32, 64, 128), (2, 3, 4)
-# T7: Marlin's (tm, tn, tk, warp tile columns): the M <= 16 tile, then 1-4 blocks of 16 rows
-MARLIN_TILES = ((16, 128, 128, 64), *((16 * b, 256, 64, 64) for b in (1, 2, 3, 4)))
 MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's default)
-# T8: TensorRT-LLM weight-only (tm, tn) tiles, stages, split-K factors, and the M below which
-# the plugin runs its GEMV kernel
-TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
-TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
 # T11: the largest M a TensorRT-LLM GEMM plugin profiles, and the M below which the weight-only
 # plugin profiles every M (gemmPluginProfiler.cpp@c85e872)
 MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
-# T8's GEMV: its (tm, tn) tiles, the M below which it always runs, the largest M it takes
-TRTLLM_WO_GEMV_TILES, TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = ((16, 16), (16, 32)), 5, 15
-# T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
-TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N = (16, 32, 64, 128, 256), (64, 128)
-# T9: TensorRT-LLM INT8 (tm, tn, tk, wm, wn) tiles and stages
-TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 128, 64, 64, 32),
-                     (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
-TRTLLM_INT8_STAGES = (3, 4, 5, 6)
-
+# T8's GEMV: the M below which it always runs, the largest M it takes
+TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = 5, 15
 
 class Hardware(NamedTuple):
     """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
@@ -201,7 +171,8 @@ class Work(NamedTuple):
     """A kernel as the tile model sees it (hashable: a static argument of ``tile_model``).
     ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles, ``("fpa_intb",)`` /
     ``("marlin",)`` for those kernels' own (T6, T7), or ``("custom", warp_m, warp_n)`` for
-    kernel-specific warp tiles (``custom_candidates``; ``CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
+    kernel-specific warp tiles (``_tile_tables.custom_candidates``;
+    ``_tile_tables.CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
     LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
     (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
@@ -271,74 +242,6 @@ class GemmLatency(NamedTuple):
     warp_n: jnp.ndarray
     split_k: jnp.ndarray
     registers: jnp.ndarray
-
-
-def _table(rows) -> dict[str, np.ndarray]:
-    names = ("tm", "tn", "tk", "stages", "wm", "wn", "warps", "group", "split", "streamk")
-    return dict(zip(names, np.array(rows, dtype=float).T))
-
-
-@functools.cache
-def library_candidates() -> dict[str, np.ndarray]:
-    """T1 + T2 tiles of the MAC tensor-core kernels, each with its split-K factors: arrays tm,
-    tn, tk, stages (0: as many as fit), wm, wn (MMA group tile), warps (per CTA), group (warps
-    per MMA: 1 SM80, 4 SM90), split."""
-    rows = []
-    for (tm, tn, tk, stages, wy, wx), split in itertools.product(SM80_TILES, SPLITS):
-        rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0))
-    for (tm, tn), split in itertools.product(SM90_TILES, SPLITS):
-        groups = tm // 64  # consumer warpgroups, plus one producer warpgroup
-        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (groups + 1), 4, split, 0))
-    for tm, tn in SM90_TILES:  # T4: persistent stream-K
-        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (tm // 64 + 1), 4, 1, 1))
-    return _table(rows)
-
-
-@functools.cache
-def custom_candidates(warp_m: tuple, warp_n: tuple) -> dict[str, np.ndarray]:
-    """Kernel-specific tiles (LUT kernels): warp tiles warp_m x warp_n in layouts of up to 8
-    warps, k-slabs 32 / 64, ``STAGES`` stages, one warp per MMA, every split."""
-    layouts = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 4), (4, 2))
-    rows = [(wm * ly, wn * lx, tk, STAGES, wm, wn, ly * lx, 0, split, 0)
-            for wm, wn, (ly, lx), tk, split in itertools.product(
-                warp_m, warp_n, layouts, (32, 64), SPLITS)]
-    return _table(rows)
-
-
-@functools.cache
-def fpa_intb_candidates() -> dict[str, np.ndarray]:
-    """T6 tiles, in the heuristic's order (group 0: mma.sync code runs on SM80 and SM90)."""
-    return _table([(tm, 128, 64, stages, tm, 32, 4, 0, 1, 0)
-                   for tm, stages in itertools.product(FPA_INTB_ROWS, FPA_INTB_STAGES)])
-
-
-@functools.cache
-def marlin_candidates() -> dict[str, np.ndarray]:
-    """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages."""
-    return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1) for tm, tn, tk, wn in MARLIN_TILES])
-
-
-@functools.cache
-def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
-    """T8 tactics: the GEMV's tiles (group 0: every architecture; 4 warps splitting K, 2
-    stages), the sm80 tiles at each stage count and serial split-K factor (warps 1 x 4; group
-    1: SM80 only), the sm90 tiles (group 4: the MMA group tile is a consumer warpgroup's 64
-    weight rows x the CTA's tokens; three warpgroups; auto stages)."""
-    gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0) for tm, tn in TRTLLM_WO_GEMV_TILES]
-    sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0)
-            for (tm, tn), stages, split in itertools.product(
-                TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)]
-    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, 0)
-            for tm, tn in itertools.product(TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N)]
-    return _table(gemv + sm80 + sm90)
-
-
-@functools.cache
-def trtllm_int8_candidates() -> dict[str, np.ndarray]:
-    """T9 tactics: each tile (as dispatched) at each stage count, K unsplit."""
-    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0)
-                   for (tm, tn, tk, wm, wn), stages in itertools.product(
-                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)])
 
 
 def marlin_tile(m):
@@ -510,18 +413,6 @@ def serial_fixup(hw: Hardware, c: dict, work: Work):
     if work.tiles[0] != "trtllm_weight_only":
         return 0.0
     return (c["split"] - 1) * 2 * hw.dram_latency
-
-
-# ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
-CANDIDATE_TABLES = {"library": library_candidates, "fpa_intb": fpa_intb_candidates,
-                    "marlin": marlin_candidates, "custom": custom_candidates,
-                    "trtllm_weight_only": trtllm_weight_only_candidates,
-                    "trtllm_int8": trtllm_int8_candidates}
-
-
-def candidate_table(tiles: tuple) -> dict[str, np.ndarray]:
-    """The candidate table of a ``Work.tiles`` description."""
-    return CANDIDATE_TABLES[tiles[0]](*tiles[1:])
 
 
 def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
