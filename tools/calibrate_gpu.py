@@ -78,6 +78,7 @@ test recomputes them. Usage: PYTHONPATH=. python tools/calibrate_gpu.py
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import functools
 import pathlib
@@ -552,6 +553,8 @@ def constants() -> dict:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     for gpu, values in constants().items():
         print(gpu, ", ".join(f"{k}={v:.4g}" for k, v in values.items()))
     print("input rates", ", ".join(f"{k}={v:.4f}" for k, v in input_rates().items()))
