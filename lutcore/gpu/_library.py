@@ -18,7 +18,7 @@ import math
 from lutcore import _checks as check
 
 from ._specs import ACCUMULATE, GPU_FORMATS, INPUT_DATA, TENSOR_DTYPES
-from ._tiles import MARLIN_ROWS_PER_LAUNCH, SMEM_BANKS, Work
+from ._tiles import MARLIN_ROWS_PER_LAUNCH, PROFILED_EVERY_M_BELOW, SMEM_BANKS, Work
 
 UNITS = ("tensor_core", "lut_array", "cuda_core")  # where a kernel's MACs run
 WEIGHTS = ("activation", "quantized")  # W in the activation format, or low-bit W + scales
@@ -246,7 +246,7 @@ KERNEL_LIBRARY = {k.name: k for k in (
            conversions=tuple(FPA_INTB_DEQUANT.items()), mma_sync=True),
     Kernel("trtllm_weight_only", "TensorRT-LLM weight-only plugin", "tensor_core", "quantized",
            Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4],
-                selection="profiled"),
+                selection="profiled", profiled_below=PROFILED_EVERY_M_BELOW),
            _TRTLLM + " (_tiles T8)", weight_bits=(4, 8),
            conversions=tuple(FPA_INTB_DEQUANT.items())),
     Kernel("marlin", "Marlin", "tensor_core", "quantized",

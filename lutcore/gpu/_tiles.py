@@ -180,6 +180,8 @@ class Work(NamedTuple):
     ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
     ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
     ``"marlin"`` (by M, T7) or ``"profiled"`` (the fastest at ``profiled_m``, T11);
+    ``profiled_below``: with ``"profiled"``, the M below which the plugin profiled every M
+    (the weight-only plugin: ``PROFILED_EVERY_M_BELOW``; 1: powers of two only, T11);
     ``ctas_per_sm``: a fixed residency (0: as resources allow);
     ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
     launch)."""
@@ -192,6 +194,7 @@ class Work(NamedTuple):
     persistent: bool = True
     serial_store: bool = False
     selection: str = "fastest"
+    profiled_below: int = 1
     ctas_per_sm: int = 0
     rows_per_launch: int = 0
 
@@ -482,12 +485,11 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
     pipes = pipe_times(hw, c, k_pad, occ, work)
     total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work)
-    every_below = PROFILED_EVERY_M_BELOW if work.tiles[0] == "trtllm_weight_only" else 1
     scale = tiles_per_sm / hw.clock * launches
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
             "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
             "profiled": lambda: jnp.argmin(candidate_totals(
-                hw, c, occ, pipes, profiled_m(m, every_below), n, k, work)[0],
+                hw, c, occ, pipes, profiled_m(m, work.profiled_below), n, k, work)[0],
                 axis=-1)}[work.selection]()
     picked = select(total * launches, {
         "seconds": total * launches, "compute": pipes.compute * scale,
