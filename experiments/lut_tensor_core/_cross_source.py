@@ -55,12 +55,7 @@ def _gemm_timings(name: str, data: dict, entry: dict):
     weights = "dense" if dense else (f"W{entry['weight_bits']} group "
                                      f"{entry.get('group_size', 'default')}"
                                      + (" zero points" if entry.get("zero_points") else ""))
-    rows = [dict(zip(columns, point)) for point in entry["points"]]
-    value = np.array([[row[columns[-1]]] for row in rows], dtype=float)
-    if columns[-1] == "tflops":
-        seconds = [2 * r["m"] * r["n"] * r["k"] / (v * 1e12) for r, v in zip(rows, value[:, 0])]
-    else:
-        seconds = _measured._seconds(columns, value)
+    rows, _, seconds = _measured.gemm_rows(entry)
     device = _measured._device(data, entry)
     return [Timing(name, data["role"], device, entry["name"], kernel,
                    row.get("inputs", entry.get("inputs", "random")), data["protocol"]["timing"],

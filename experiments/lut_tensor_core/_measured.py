@@ -132,6 +132,18 @@ def _seconds(columns: list, rows: np.ndarray) -> np.ndarray:
                      "tflops (gemm), tokens_per_s (e2e)")
 
 
+def gemm_rows(entry: dict) -> tuple[list[dict], tuple, np.ndarray]:
+    """(rows as dicts, (m, n, k) arrays, measured seconds) of a ``gemm`` set timed per shape
+    (its last column seconds-like or ``tflops``)."""
+    columns = entry["columns"]
+    rows = [dict(zip(columns, point)) for point in entry["points"]]
+    m, n, k = (np.array([row[c] for row in rows], dtype=float) for c in "mnk")
+    value = np.array([row[columns[-1]] for row in rows], dtype=float)
+    if columns[-1] == "tflops":
+        return rows, (m, n, k), 2 * m * n * k / (value * 1e12)
+    return rows, (m, n, k), _seconds(columns, value[:, None])
+
+
 def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
     fields = {"layers": layers, "vocab": 32000, "gated": True, "rotary": True,
               "parallel": False, **spec}
@@ -178,13 +190,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
                  f"{int(m[best])}x{int(n[best])}x{int(k[best])})")
         return ([label] * len(measured), [category] * len(measured), measured,
                 np.full_like(measured, seconds[best]))
-    rows = [dict(zip(columns, point)) for point in entry["points"]]
-    m, n, k = (np.array([row[c] for row in rows], dtype=float) for c in "mnk")
-    value = np.array([row[columns[-1]] for row in rows], dtype=float)
-    if columns[-1] == "tflops":
-        measured = 2 * m * n * k / (value * 1e12)
-    else:
-        measured = _seconds(columns, value[:, None])
+    rows, (m, n, k), measured = gemm_rows(entry)
     inputs = [row.get("inputs", entry.get("inputs", "random")) for row in rows]
     modeled = np.zeros_like(measured)
     for kind in sorted(set(inputs)):
