@@ -23,8 +23,6 @@ Usage: PYTHONPATH=. python tools/first_token_gap.py
 
 from __future__ import annotations
 
-import dataclasses
-
 import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
 
@@ -54,8 +52,7 @@ def short_rows(data: dict, entry: dict, spec) -> dict:
         if row["tokens"] != 128:
             continue
         model = data["models"][row["model"]]
-        deployment = dataclasses.replace(_measured._deployment(entry),
-                                         tensor_parallel=row["tensor_parallel"])
+        deployment = _measured.row_deployment(data, entry, row)
         modeled, gemms, reduce, launches = row_parts(
             spec, model, row["model"], deployment, gpu.workload(1, 128))
         measured, n = row["ms"] * 1e-3, model["layers"]
@@ -79,8 +76,7 @@ def long_rows(data: dict, entry: dict, spec, short: dict) -> None:
         if row["tokens"] != 2048 or row["model"] not in short:
             continue
         measured128, modeled128, n = short[row["model"]]
-        deployment = dataclasses.replace(_measured._deployment(entry),
-                                         tensor_parallel=row["tensor_parallel"])
+        deployment = _measured.row_deployment(data, entry, row)
         modeled = row_parts(spec, data["models"][row["model"]], row["model"], deployment,
                             gpu.workload(1, 2048))[0]
         measured = row["ms"] * 1e-3

@@ -248,8 +248,7 @@ def e2e_points(data: dict, entry: dict):
     labels, measured, modeled = [], [], []
     for row in (dict(zip(columns, point)) for point in entry["points"]):
         model = data["models"][row["model"]]
-        deployment = dataclasses.replace(_deployment(entry),
-                                         tensor_parallel=row["tensor_parallel"])
+        deployment = row_deployment(data, entry, row)
         work = gpu.workload(row["batch"], row["tokens"], row.get("context"))
         labels.append(f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
                       f"B{row['batch']} T{row['tokens']}"
@@ -260,6 +259,30 @@ def e2e_points(data: dict, entry: dict):
                                                             model["layers"]),
                                                deployment, work)))
     return labels, ["e2e"] * len(labels), np.array(measured), np.array(modeled)
+
+
+def row_deployment(data: dict, entry: dict, row: dict) -> gpu.Deployment:
+    """The ``Deployment`` of one row of an ``e2e`` set: the set's, on the row's tensor
+    parallelism, with its model's engine build (``engine_tuned_rows``)."""
+    return dataclasses.replace(_deployment(entry), tensor_parallel=row["tensor_parallel"],
+                               gemm_tuned_rows=engine_tuned_rows(data, row["model"]))
+
+
+ENGINE_BUILD = ("gemm_plugin", "remove_input_padding", "max_batch_size", "max_input_len")
+
+
+def engine_tuned_rows(data: dict, model: str) -> int:
+    """``Deployment.gemm_tuned_rows`` of ``model``'s engine in a set file's ``engines`` (its
+    build options, ``ENGINE_BUILD``): the context profile's optimum rows without a GEMM plugin,
+    0 with one (``gemm_plugin: true``: the plugin profiles each M) or where the file names no
+    engine build."""
+    build = data.get("engines", {}).get(model)
+    if build is None or build.get("gemm_plugin"):
+        return 0
+    if sorted(build) != sorted(ENGINE_BUILD):
+        raise ValueError(f"engines.{model}: keys {sorted(build)}; without a GEMM plugin "
+                         f"allowed (all of): {', '.join(ENGINE_BUILD)}")
+    return gpu.engine_profile_rows(**{k: build[k] for k in ENGINE_BUILD[1:]})
 
 
 def _deployment(entry: dict, **defaults) -> gpu.Deployment:

@@ -128,3 +128,29 @@ VLLM = Framework("vllm", "Vidur (calibration): the GPU specs' kernel constants (
 LLAMA_CPP = Framework("llama_cpp", "no calibration set: the kernels alone")
 
 FRAMEWORKS = {f.name: f for f in (BARE, HF_EAGER, TENSORRT_LLM, VLLM, LLAMA_CPP)}
+
+# T13 (``_tiles``): a TensorRT-LLM engine built without ``--gemm_plugin`` leaves its GEMMs to
+# TensorRT, whose builder picks each tactic at the optimization profile's optimum. The
+# context profile's optimum (tensorrt_llm/models/generation_mixin.py of the 0.7-0.8 releases,
+# ``prepare_basic_inputs``, ``default_range``: the middle of [1, max]; ``max_num_tokens``
+# unset -> min(max_input_len x max_batch_size, 4096))
+DEFAULT_MAX_NUM_TOKENS = 4096
+
+
+def _middle(limit: int) -> int:
+    return (limit + 1) // 2  # generation_mixin.default_range's optimum
+
+
+def engine_profile_rows(*, max_batch_size: int, max_input_len: int,
+                        remove_input_padding: bool, max_num_tokens: int | None = None) -> int:
+    """Token rows a GEMM of a TensorRT-LLM engine's context profile has at the profile's
+    optimum, where TensorRT's builder times its tactics (T13): packed tokens
+    (``remove_input_padding``) the middle of [1, max_num_tokens]; padded batches the middle
+    batch times the middle input length."""
+    for name, value in (("max_batch_size", max_batch_size), ("max_input_len", max_input_len)):
+        check.integers(name, value, min=1)
+    if not remove_input_padding:
+        return _middle(max_batch_size) * _middle(max_input_len)
+    if max_num_tokens is None:
+        max_num_tokens = min(max_input_len * max_batch_size, DEFAULT_MAX_NUM_TOKENS)
+    return _middle(max(max_num_tokens, max_input_len))

@@ -122,7 +122,11 @@ class Deployment:
     rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER``);
     group_size, zero_points: quantization groups of a ``dequant``
     kernel's weights (``gemm_latency``'s; 0: per output channel); framework: the serving
-    framework's costs beyond its kernels (a ``Framework`` record; ``DEPLOYMENTS`` are presets).
+    framework's costs beyond its kernels (a ``Framework`` record; ``DEPLOYMENTS`` are presets);
+    gemm_tuned_rows: a TensorRT engine without a GEMM plugin runs each projection GEMM with the
+    tactic its builder timed fastest at this many token rows (its optimization profile's
+    optimum, ``_frameworks.engine_profile_rows``; ``_tiles`` T13); 0: each GEMM the tactic for
+    its own M (a library heuristic or a plugin's profile).
     """
 
     kernel: str = "cublas"
@@ -143,6 +147,7 @@ class Deployment:
     zero_points: bool = False
     gate_fusion: bool = True
     framework: Framework = BARE
+    gemm_tuned_rows: int = 0
 
     def __post_init__(self):
         if not isinstance(self.framework, Framework):
@@ -160,6 +165,7 @@ class Deployment:
             raise ValueError(f"group_size must be >= 0 (0: per output channel), got "
                              f"{self.group_size}")
         check.one_of("row_kernels", self.row_kernels, ROW_KERNELS)
+        check.integers("gemm_tuned_rows", self.gemm_tuned_rows, min=0)
 
     @property
     def table_bits(self) -> int:

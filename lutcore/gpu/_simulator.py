@@ -112,6 +112,12 @@ def machine(gpu, deployment: Deployment) -> Machine:
         raise ValueError(f"kernel {deployment.kernel!r} is not simulated (its quantize step is "
                          f"not an operator of the graph); allowed values: "
                          f"{', '.join(SIMULATED_KERNELS)}")
+    selection = kernel_work(deployment.kernel, deployment.weight_bits).selection
+    if deployment.gemm_tuned_rows and selection != "fastest":
+        raise ValueError(f"gemm_tuned_rows: kernel {deployment.kernel!r} picks its own tactic "
+                         f"({selection!r}); a TensorRT engine's tuned tactic (gemm_tuned_rows "
+                         f"> 0) applies to a kernel TensorRT times itself, e.g. cublas or "
+                         f"trtllm_gemm; use gemm_tuned_rows=0")
     if deployment.tensor_parallel > 1 and not gpu.nvlink_bandwidth:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
     link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
@@ -142,6 +148,16 @@ def machine(gpu, deployment: Deployment) -> Machine:
                                   table_bits=deployment.table_bits)),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
         **{name: jnp.asarray(v, float) for name, v in values.items()})
+
+
+def projection_work(deployment: Deployment):
+    """The tile model's ``Work`` of the deployment's projection GEMMs: its kernel's, or, in a
+    TensorRT engine without a GEMM plugin (``gemm_tuned_rows``), the tactic its builder timed
+    at the profile's optimum (T13)."""
+    work = kernel_work(deployment.kernel, deployment.weight_bits, deployment.group_size)
+    if not deployment.gemm_tuned_rows:
+        return work
+    return work._replace(selection="engine", tuned_at=float(deployment.gemm_tuned_rows))
 
 
 def _either(value, default):
@@ -208,8 +224,7 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
         n, k = (_stacked([getattr(op, f) for op in group], shape) for f in "nk")
         if kind == "gemm":
             m = _stacked([op.m for op in group], shape)
-            work = kernel_work(deployment.kernel, deployment.weight_bits, deployment.group_size)
-            tiles = tile_model(mach.projection, m, n, k, work=work).seconds
+            tiles = tile_model(mach.projection, m, n, k, work=projection_work(deployment)).seconds
             tiles = tiles * _stacked([op.count for op in group], shape)
         else:
             m = _stacked([op.m * op.count for op in group], shape)

@@ -106,6 +106,12 @@ T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic fro
 T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecialized_mixed_
    input.hpp ``mma``): a consumer warpgroup waits for a k-tile's first wgmma, then loads and
    converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
+T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimization profile,
+   the tactic its builder timed fastest at the profile's optimum dimensions ("The builder
+   selects the kernels that result in the lowest runtime for the optimum input tensor
+   dimensions, and are valid for all input tensor sizes in the valid range", TensorRT
+   ``IOptimizationProfile``): the fastest at ``Work.tuned_at`` (selection ``"engine"``),
+   run at M without the library heuristics that only choose tactics (T3, T4).
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -179,9 +185,11 @@ class Work(NamedTuple):
     kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
     ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
     ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
-    ``"marlin"`` (by M, T7) or ``"profiled"`` (the fastest at ``profiled_m``, T11);
+    ``"marlin"`` (by M, T7), ``"profiled"`` (the fastest at ``profiled_m``, T11) or
+    ``"engine"`` (a TensorRT engine's: the fastest at ``tuned_at`` rows, T13);
     ``profiled_below``: with ``"profiled"``, the M below which the plugin profiled every M
     (the weight-only plugin: ``PROFILED_EVERY_M_BELOW``; 1: powers of two only, T11);
+    ``tuned_at``: with ``"engine"``, the rows of its optimization profile's optimum;
     ``ctas_per_sm``: a fixed residency (0: as resources allow);
     ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
     launch)."""
@@ -195,6 +203,7 @@ class Work(NamedTuple):
     serial_store: bool = False
     selection: str = "fastest"
     profiled_below: int = 1
+    tuned_at: float = 0.0
     ctas_per_sm: int = 0
     rows_per_launch: int = 0
 
@@ -419,14 +428,16 @@ def serial_fixup(hw: Hardware, c: dict, work: Work):
 
 
 def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
-                     work: Work):
+                     work: Work, *, choosing: bool = True):
     """(seconds, traffic, tiles per SM) of every candidate ``c`` for m x n x k (m, n, k:
-    [..., 1]); infeasible or unoffered candidates take infinite seconds."""
+    [..., 1]); infeasible or unoffered candidates take infinite seconds. ``choosing``: the
+    library's heuristics choose among them at this M (T3, T4); False: a tactic chosen
+    elsewhere runs here (T13)."""
     moved = traffic(hw, c, m, n, k, occ)
-    # T3: split-K only where the output tiles leave SMs idle
-    useful_split = (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
-    useful_split &= work.persistent | (c["streamk"] == 0)
-    if work.tiles[0] == "library":  # T4: a full wave (Marlin's own persistent walk is T7's)
+    useful_split = work.persistent | (c["streamk"] == 0)
+    if choosing:  # T3: split-K only where the output tiles leave SMs idle
+        useful_split &= (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
+    if choosing and work.tiles[0] == "library":  # T4: a full wave (Marlin's walk is T7's)
         useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)
     if work.tiles[0] == "trtllm_weight_only":  # T8: only the GEMV below SMALL_M_FAST_PATH
         gemv = c["group"] == 0
@@ -484,13 +495,18 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     occ = occupancy(hw, c, work)
     k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
     pipes = pipe_times(hw, c, k_pad, occ, work)
-    total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work)
+    engine = work.selection == "engine"
+    total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work,
+                                                  choosing=not engine)
     scale = tiles_per_sm / hw.clock * launches
+
+    def fastest_at(rows):
+        return jnp.argmin(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], axis=-1)
+
     best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
             "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
-            "profiled": lambda: jnp.argmin(candidate_totals(
-                hw, c, occ, pipes, profiled_m(m, work.profiled_below), n, k, work)[0],
-                axis=-1)}[work.selection]()
+            "profiled": lambda: fastest_at(profiled_m(m, work.profiled_below)),
+            "engine": lambda: fastest_at(jnp.full_like(m, work.tuned_at))}[work.selection]()
     picked = select(total * launches, {
         "seconds": total * launches, "compute": pipes.compute * scale,
         "cuda_core": pipes.cuda_core * scale, "smem": pipes.smem * scale,

@@ -6,7 +6,7 @@ and the end-to-end simulator's operators, machine and pricing steps.
 
 from lutcore import _face
 
-from ._frameworks import FRAMEWORKS, TENSORRT_LLM_HOPPER, Framework
+from ._frameworks import FRAMEWORKS, TENSORRT_LLM_HOPPER, Framework, engine_profile_rows
 from ._kernels import (
     ACCUMULATOR_BYTES,
     ACT_BYTES,
