@@ -11,9 +11,10 @@ all-reduce time, and what each candidate cause would have to be to close the gap
   ``mem_empirical_constant_latency``: 3 us, "nonofficial correction", not a measurement),
   on the 3 element-wise ops per layer its Llama model has (add_norm_1, add_norm_2, act_gate):
   the share of the gap 9 us a layer would explain;
-- TensorRT's GEMM tactics (the engines have two optimization profiles; a tactic is chosen per
-  profile at build time): how much slower than the model's best tactic the GEMMs would have to
-  run (gap / modeled GEMM time);
+- TensorRT's GEMM tactics, beyond what the model now prices (an engine without a GEMM plugin
+  runs the tactic its builder timed at the context profile's optimum: the set's ``engines``,
+  ``_tiles`` T13): how much slower still the modeled GEMMs would have to run (gap / modeled
+  GEMM time);
 - per 2048-token row, the two forms a per-layer cost could take, sized by the same model's
   128-token gap: a fixed device time (it adds at 2048 tokens too) or a host time the device
   waits for only when the host is the longer (a host-bound run).
