@@ -97,8 +97,10 @@ TENSOR_DTYPES = ("fp16", "bf16", "int8", "fp8", "tf32")
 ACCUMULATE = ("fp32", "fp16")
 LUT_SCALES = (1, 2, 4, 8)
 LUT_ACTIVATIONS = ("fp16", "int8", "fp8")
-# GPU architectures whose library kernels are separate builds (e.g. sm80 / sm90 FMHA kernels)
-ARCHITECTURES = ("ampere", "hopper")
+# GPU architectures whose library kernels are separate builds (e.g. sm80 / sm90 FMHA kernels),
+# and the warps that issue one MMA there and share its shared-memory operands: Ampere's
+# mma.sync is a warp's, Hopper's wgmma a warpgroup's (S4, S9)
+ARCHITECTURES = {"ampere": 1, "hopper": 4}
 # 1x LUT array = M x N x K = 512 lookups-with-K per tensor core per clock, the size of the A100
 # INT8 tensor core (M, N, K = 8, 4, 16) (LUT Tensor Core §4.2.2 and Fig. 15 caption).
 LUT_ARRAY_1X = 512
@@ -172,8 +174,8 @@ class GPUSpec:
     ``dram_latency``: seconds a thread waits for one DRAM load (a scalar row kernel issues its
     next load only after it).
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
-    ``clock_ghz``). ``mma_warps``: warps that issue one MMA and share its shared-memory
-    operands (1: mma.sync; 4: a Hopper wgmma warpgroup, S9). ``nvlink_bandwidth`` (per
+    ``clock_ghz``). ``architecture``: of ``ARCHITECTURES``, the libraries' kernels built for it
+    and the warps of one MMA (``mma_warps``). ``nvlink_bandwidth`` (per
     direction) and the all-reduce ``allreduce_latency`` (fixed), ``allreduce_hop_latency`` (per
     ring step: 2 (p - 1) of them) and ``allreduce_efficiency`` price tensor-parallel
     all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
@@ -211,8 +213,7 @@ class GPUSpec:
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
     dram_latency: float = 0.0  # seconds per dependent DRAM round trip of a scalar row kernel
     sustained_clock_ghz: float = 0.0  # 0: clock_ghz
-    mma_warps: int = 1
-    architecture: str = "ampere"  # of ARCHITECTURES: the libraries' kernels built for it
+    architecture: str = "ampere"
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
     allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
     allreduce_hop_latency: float = 0.0  # seconds per ring step (2 (p - 1) steps on p GPUs)
@@ -232,9 +233,6 @@ class GPUSpec:
         if self.register_scale not in (1, 2):
             raise ValueError(f"register_scale must be 1 or 2, got {self.register_scale!r}")
         check.one_of("architecture", self.architecture, ARCHITECTURES)
-        if self.mma_warps not in (1, 4):
-            raise ValueError(f"mma_warps must be 1 (mma.sync) or 4 (wgmma), got "
-                             f"{self.mma_warps!r}")
         fractions = [("tensor_efficiency", self.tensor_efficiency),
                      ("dram_efficiency", self.dram_efficiency),
                      ("gemv_dram_efficiency", self.gemv_dram_efficiency or 1.0),
@@ -256,6 +254,12 @@ class GPUSpec:
     def sm_clock(self) -> float:
         """The SM clock the kernel models run at, Hz (``sustained_clock_ghz`` when set)."""
         return (self.sustained_clock_ghz or self.clock_ghz) * 1e9
+
+    @property
+    def mma_warps(self) -> int:
+        """Warps that issue one MMA and share its shared-memory operands (``ARCHITECTURES``:
+        1 for Ampere's mma.sync, 4 for a Hopper wgmma warpgroup)."""
+        return ARCHITECTURES[self.architecture]
 
     @property
     def tensor_dtypes(self) -> tuple[str, ...]:
@@ -425,7 +429,6 @@ H100 = GPUSpec(
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,
     dram_latency=4.20e-7,
-    mma_warps=4,  # S4, S9: wgmma warpgroups
     mma_sync_fraction=MMA_SYNC_HOPPER,  # S10
     wgmma_latency=128.0, smem_latency=29.0,  # S10 Tables VIII and IV (H800)
     architecture="hopper",  # S4: GH100, compute capability 9.0
