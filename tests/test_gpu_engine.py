@@ -87,6 +87,12 @@ def test_deployment_refuses_tuned_rows_it_cannot_use():
         gpu.model_latency(gpu.A100, gpu.llm_shape("llama2-7b"), plugin, gpu.workload(1, 128))
 
 
+def test_engine_work_refuses_no_tuned_rows():
+    hw = _kernels.hardware(gpu.A100, "cublas", "fp16", 16)
+    with pytest.raises(ValueError, match="tuned_at"):
+        _engine(0.0)(hw, 128, 4096, 4096)
+
+
 def test_engine_build_of_a_measured_set():
     build = {"gemm_plugin": False, "remove_input_padding": True, "max_batch_size": 64,
              "max_input_len": 2048}

@@ -486,6 +486,9 @@ def profiled_m(m, every_below: int = 1):
 def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
     vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
+    if work.selection == "engine" and not work.tuned_at >= 1:
+        raise ValueError(f"Work.tuned_at must be >= 1 rows with selection 'engine' (the rows "
+                         f"its tactic was timed at), got {work.tuned_at!r}")
     m, n, k = (jnp.asarray(x, dtype=float) for x in (m, n, k))
     shape = jnp.broadcast_shapes(m.shape, n.shape, k.shape)
     m, n, k = (jnp.broadcast_to(x, shape)[..., None] for x in (m, n, k))
