@@ -17,7 +17,10 @@ readings of the measured times:
 - the model's error on the rows at powers of two and on the others, apart;
 - per width and M = 16-128, the slope and intercept of the time over K at N = 4096 between
   its two smallest K (1024, 4096): the time one more k-tile adds to a CTA's chain and the
-  fixed time, measured without assuming the model's fixed costs, beside the model's own.
+  fixed time, measured without assuming the model's fixed costs, beside the model's own;
+- per width, at M >= 2048, the weight-only rows' speed over the same table's BF16 Linear on
+  the same shapes (measured against measured: a rate the 16-bit fraction the model prices
+  the kernel at must allow).
 
 Which flow timed these rows (issue 30 asked whether the 1.2.0rc5 rows are the PyTorch flow's,
 whose autotuner would round M down): aiconfigurator@13669a1 ("add new data from 1.2.0rc5")
@@ -147,6 +150,21 @@ def slope_lines(data: dict, spec) -> list[str]:
     return lines
 
 
+def over_bf16(data: dict, m_min: int = 2048) -> list[str]:
+    """Per width: min / median / max of the BF16 Linear's time over the weight-only time, at
+    each shape and M >= ``m_min`` both sets of ``data`` time."""
+    bf16 = {tuple(p[:3]): p[3] for e in data["sets"] if e.get("act") == "bf16"
+            and e.get("kernel") == "trtllm_gemm" for p in e["points"] if p[0] >= m_min}
+    lines = []
+    for bits in (8, 4):
+        ratio = np.array([bf16[tuple(p[:3])] / p[3] for e in data["sets"]
+                          if e.get("kernel") == "trtllm_weight_only" and e["weight_bits"] == bits
+                          for p in e["points"] if tuple(p[:3]) in bf16])
+        lines.append(f"  INT{bits} speed over the BF16 Linear at M >= {m_min} ({ratio.size} "
+                     f"shapes): {ratio.min():.2f} / {np.median(ratio):.2f} / {ratio.max():.2f}")
+    return lines
+
+
 def main():
     for name in SETS:
         data = _measured.load(name)
@@ -163,7 +181,7 @@ def main():
             beyond, total = beyond_rounding(entry)
             print(f"  {'':22s} beyond either rounding: {beyond} of {total}; model MAPE / bias "
                   f"at {power_split(data, entry)}")
-        print("\n".join(slope_lines(data, spec)))
+        print("\n".join(slope_lines(data, spec) + over_bf16(data)))
 
 
 if __name__ == "__main__":
