@@ -47,6 +47,10 @@ Per GPU, by least squares on relative errors (each row weighs the same):
   its release ships) is unbiased on the compute-bound rows (M >= 1024), by bisection; on the
   shapes both time, the H100 rows run 6-11 % faster than Vidur's (older PyTorch / cuBLAS), so
   the rate is the library's, beside the GPU's own 16-bit fraction;
+- the best-shape 16-bit fractions of the A100 and the H100 (``best_shape`` in
+  ``library_efficiency``, mamf_stas00.yaml): those that reproduce the BF16 MAMF rows, the rate
+  of TensorRT-LLM's weight-only plugin, whose tactic is timed at the shape; checked (not fitted)
+  on its A100 GEMMs at M >= 1024 (aiconfigurator_a100_sxm.yaml, ``weight_only_bias``);
 - the A100's INT8 fraction (aiconfigurator_a100_sxm.yaml): the fraction for which TensorRT-LLM's
   SmoothQuant INT8 GEMMs (``trtllm_smoothquant``) are unbiased at M >= 1024, by bisection;
 - the fixed cost of TensorRT's per-layer profiler (``_library.TIMING_OVERHEAD``,
@@ -317,11 +321,27 @@ def tensor_efficiencies() -> dict:
     out.update({(g, d, LIBRARY[g, d]): _bisect(
         lambda f, g=g, d=d: float(np.mean(application_errors(g, d, f))), 0.2, 1.0)
         for g, d in APPLICATION_SETS})
+    out.update({(g, "bf16", "best_shape"): mamf[g, "bf16"] for g in ("a100", "h100")})
     out[("a100", "fp16", "")] = sxm_efficiency()
     out[("h100", "fp16", "")] = vidur_efficiency("h100")
     out[("h200", "fp8", "tensorrt_llm")] = (out[("h100", "fp8", "tensorrt_llm")]
                                             * mamf[("h200", "fp8")] / mamf[("h100", "fp8")])
     return out
+
+
+def weight_only_bias(min_m: int = 1024) -> float:
+    """Mean relative error of lutcore.gpu on TensorRT-LLM's A100 weight-only GEMMs with M >=
+    ``min_m`` (aiconfigurator_a100_sxm.yaml): the check of their ``best_shape`` rate."""
+    from experiments.lut_tensor_core import _measured
+
+    data = _load("aiconfigurator_a100_sxm.yaml")
+    errors = []
+    for entry in data["sets"]:
+        if entry.get("kernel") == "trtllm_weight_only":
+            _, _, measured, modeled = _measured.gemm_points(data, entry)
+            keep = np.array([point[0] for point in entry["points"]]) >= min_m
+            errors += list((modeled / measured - 1)[keep])
+    return float(np.mean(errors))
 
 
 def profiler_overhead(max_m: int = 4) -> float:
@@ -561,6 +581,7 @@ if __name__ == "__main__":
     fractions = tensor_efficiencies()
     for (gpu, dtype, library), fraction in fractions.items():
         print(gpu, dtype, library, f"efficiency={fraction:.4f}")
+    print("a100 weight-only at M >= 1024 (check of best_shape)", f"bias={weight_only_bias():+.4f}")
     print("trt_layer_profiler", f"timing_overhead={profiler_overhead():.4g}")
     print("fp8 quantize step", f"round={quantize_round():.4g}")
     eager = eager_kernel_latency()

@@ -11,7 +11,31 @@ readings of the measured times:
   beside the model's own (on the A100 a reading through the model's split-K pick);
 - the rows at an M that is not a power of two over the row at the power of two above it: the
   plugin runs that row's tactic there (``_tiles`` T11), on less work, so a ratio above 1 is
-  something the profiler's pick cannot produce.
+  something the profiler's pick cannot produce; and how many rows exceed both bounds a
+  rounding rule allows: the time at the power above, and twice the time at the power below
+  (a tactic profiled there covers at most twice its tiles along M, with the same weights);
+- the model's error on the rows at powers of two and on the others, apart;
+- per width and M = 16-128, the slope and intercept of the time over K at N = 4096 between
+  its two smallest K (1024, 4096): the time one more k-tile adds to a CTA's chain and the
+  fixed time, measured without assuming the model's fixed costs, beside the model's own;
+- per width, at M >= 2048, the weight-only rows' speed over the same table's BF16 Linear on
+  the same shapes (measured against measured: a rate the 16-bit fraction the model prices
+  the kernel at must allow).
+
+Which flow timed these rows (issue 30 asked whether the 1.2.0rc5 rows are the PyTorch flow's,
+whose autotuner would round M down): aiconfigurator@13669a1 ("add new data from 1.2.0rc5")
+collected them with collector/trtllm/collect_gemm_trt.py (collect.py runs it beside the
+PyTorch-flow collect_gemm.py, which times only float16 / fp8 / fp8_block): one TensorRT
+engine per row, input shape fixed at (M, K), the WeightOnlyQuantMatmul / SmoothQuantGemm
+plugins, TensorRT's per-layer profiler; the parquet's kernel_source says
+trt_flow_/weight_only_quant_matmul_L257/PLUGIN_V2_WeightOnlyQuantMatmul_0 on every H200
+int8_wo / int4_wo row (the A100 1.0.0 rows alike). The plugin's getBestConfig
+(gemmPluginProfiler.cpp at 027cd51 and c85e872) takes the power of two at or above M. Its
+tactic map is shared by every engine a collector worker builds (gemmPluginProfiler.h,
+GemmPluginProfilerManager; collect.py's GEMM workers are long-lived, their cases in
+descending M), keyed by GemmIdCore (weightOnlyQuantMatmulPlugin.cpp@46d548b: the INT8 weight
+tensor's columns, K, dtype), so an INT8 row of N and an INT4 row of 2N can run each other's
+profiled tactic; the rounding of M stays the same.
 
 The model's sm90 k-tile holds at least a wgmma's and a shared-memory load's latency (``_tiles``
 T12, 157 clocks from Luo et al.'s microbenchmarks); what the H200 rows spend beyond it (about
@@ -68,6 +92,79 @@ def off_power_ratios(entry: dict) -> list[str]:
     return out
 
 
+def beyond_rounding(entry: dict) -> tuple[int, int]:
+    """(rows off a power of two above both rounding bounds, rows off a power of two with both
+    neighbours): above the time at the power above and twice the time at the power below."""
+    times = {int(p[0]): p[3] for p in entry["points"]}
+    beyond = total = 0
+    for m, t in times.items():
+        up, low = 1 << (m - 1).bit_length(), 1 << (m.bit_length() - 1)
+        if up != m and up in times and low in times:
+            total += 1
+            beyond += t > max(times[up], 2 * times[low])
+    return beyond, total
+
+
+def power_split(data: dict, entry: dict) -> str:
+    """The model's MAPE / bias (%) on the set's rows at powers of two and on the others."""
+    _, _, measured, modeled = _measured.gemm_points(data, entry)
+    m = np.array([p[0] for p in entry["points"]], dtype=int)
+    error = 100 * (modeled / measured - 1)
+    out = []
+    for name, pick in (("powers of two", (m & (m - 1)) == 0), ("others", (m & (m - 1)) != 0)):
+        e = error[pick]
+        out.append(f"{name} {abs(e).mean():.1f} / {e.mean():+.1f} ({pick.sum()} rows)")
+    return ", ".join(out)
+
+
+def k_slope(entries: list, m: float, n: float = 4096) -> tuple[float, float, float, float]:
+    """(measured, modeled) seconds per 64-deep k-tile and fixed seconds at M = ``m``, N = ``n``:
+    the line through the rows of the two smallest K of ``entries`` (one width's sets)."""
+    rows = sorted((p for e in entries for p in e["points"] if p[0] == m and p[1] == n),
+                  key=lambda p: p[2])[:2]
+    (_, _, k0, t0), (_, _, k1, t1) = rows
+    modeled = np.asarray(gpu.gemm_latency(
+        gpu.gpu_spec(entries[0]["device"]), "trtllm_weight_only", float(m), float(n),
+        np.array([k0, k1], float), weight_bits=entries[0]["weight_bits"], group_size=0,
+        timing="trt_layer_profiler").seconds)
+    tiles = np.array([k0, k1]) / K_TILE
+    out = []
+    for a, b in ((t0 * 1e-3, t1 * 1e-3), tuple(modeled)):
+        slope = (b - a) / (tiles[1] - tiles[0])
+        out += [slope, a - slope * tiles[0]]
+    return tuple(out)
+
+
+def slope_lines(data: dict, spec) -> list[str]:
+    """One line per width: ``k_slope`` at each ``LOOP_M``."""
+    lines = []
+    for bits in (8, 4):
+        entries = [dict(e, device=data["device"]) for e in data["sets"]
+                   if e.get("kernel") == "trtllm_weight_only" and e["weight_bits"] == bits]
+        cells = []
+        for m in LOOP_M:
+            s, f, ms, mf = k_slope(entries, m)
+            cells.append(f"M {m}: {s * 1e9:.0f} ns ({s * spec.sm_clock:.0f} clk) + "
+                         f"{f * 1e6:.1f} us / model {ms * 1e9:.0f} ns + {mf * 1e6:.1f} us")
+        lines.append(f"  INT{bits} per k-tile + fixed, N 4096, K 1024 -> 4096: " + "; ".join(cells))
+    return lines
+
+
+def over_bf16(data: dict, m_min: int = 2048) -> list[str]:
+    """Per width: min / median / max of the BF16 Linear's time over the weight-only time, at
+    each shape and M >= ``m_min`` both sets of ``data`` time."""
+    bf16 = {tuple(p[:3]): p[3] for e in data["sets"] if e.get("act") == "bf16"
+            and e.get("kernel") == "trtllm_gemm" for p in e["points"] if p[0] >= m_min}
+    lines = []
+    for bits in (8, 4):
+        ratio = np.array([bf16[tuple(p[:3])] / p[3] for e in data["sets"]
+                          if e.get("kernel") == "trtllm_weight_only" and e["weight_bits"] == bits
+                          for p in e["points"] if tuple(p[:3]) in bf16])
+        lines.append(f"  INT{bits} speed over the BF16 Linear at M >= {m_min} ({ratio.size} "
+                     f"shapes): {ratio.min():.2f} / {np.median(ratio):.2f} / {ratio.max():.2f}")
+    return lines
+
+
 def main():
     for name in SETS:
         data = _measured.load(name)
@@ -81,6 +178,10 @@ def main():
                              f"{b * 1e9:.0f}" for a, b in zip(measured, modeled))
             print(f"  {entry['name']:22s} per k-tile at M {LOOP_M}: {loop}")
             print(f"  {'':22s} off-power M / next power: {', '.join(off_power_ratios(entry))}")
+            beyond, total = beyond_rounding(entry)
+            print(f"  {'':22s} beyond either rounding: {beyond} of {total}; model MAPE / bias "
+                  f"at {power_split(data, entry)}")
+        print("\n".join(slope_lines(data, spec) + over_bf16(data)))
 
 
 if __name__ == "__main__":

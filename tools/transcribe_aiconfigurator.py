@@ -6,7 +6,9 @@ aic-core/src/aiconfigurator_core/systems/data/<gpu>/gemm/<framework>/<version>/g
 (columns framework, version, device, op_name, kernel_source, gemm_dtype, m, n, k, latency in
 ms). What each kind runs, from the collectors (collector/trtllm/collect_gemm.py at the same
 commit; the TensorRT-engine collector collect_gemm_trt.py at cdd7ba5, the parent of the commit
-that removed it):
+that removed it, unchanged since 13669a1, which added the 1.2.0rc5 tables; the parquet's
+kernel_source names the flow of every row: ``torch_flow``, or ``trt_flow_`` and the plugin
+layer):
 
 - ``bfloat16``, ``fp8`` (``torch_flow``): TensorRT-LLM's PyTorch ``Linear`` (BF16 activations);
   a CUDA graph over up to 5 weight copies (so the L2 does not hold the weights; one copy when

@@ -33,7 +33,7 @@ TIMINGS = ("events", "trt_layer_profiler")
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
 # (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work); taken by every GPU
 # (the profiler is host-side software, the same on each).
-TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.248e-6}
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.262e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
@@ -247,7 +247,7 @@ KERNEL_LIBRARY = {k.name: k for k in (
     Kernel("trtllm_weight_only", "TensorRT-LLM weight-only plugin", "tensor_core", "quantized",
            Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4],
                 selection="profiled", profiled_below=PROFILED_EVERY_M_BELOW),
-           _TRTLLM + " (_tiles T8)", weight_bits=(4, 8),
+           _TRTLLM + " (_tiles T8)", rates="best_shape", weight_bits=(4, 8),
            conversions=tuple(FPA_INTB_DEQUANT.items())),
     Kernel("marlin", "Marlin", "tensor_core", "quantized",
            Work(tiles=("marlin",), dequant_ops=MARLIN_DEQUANT, selection="marlin",

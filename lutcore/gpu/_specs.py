@@ -132,6 +132,13 @@ INT8_A100 = 0.7977
 # than in C2's older PyTorch / cuBLAS on an H100 (median 7.5 % at M >= 1024), so the rate is the
 # library's, as TensorRT-LLM's FP8 rate (the H200 takes the H100's: same GH100 compute).
 TRTLLM_16_A100, TRTLLM_16_H100 = 0.8633, 0.8782
+# The 16-bit fractions with which the tile model reproduces C1's BF16 MAMF rows (the best shape
+# of a search, each GPU measured alike): the rate of a kernel whose tactic is timed at the
+# shape (TensorRT-LLM's weight-only plugin, _tiles T11), as the tile model picks its fastest
+# tile; C2's and C5's fractions hold cuBLAS's heuristic pick at applications' shapes. Check
+# on C6 (TensorRT-LLM's A100 weight-only GEMMs, M >= 1024): tools/calibrate_gpu.py. The H200
+# takes the H100's (no BF16 MAMF row; same GH100 compute).
+BEST_16_A100, BEST_16_H100 = 0.9562, 0.9530
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
@@ -344,7 +351,9 @@ A100 = GPUSpec(
     launch_overhead=3e-6,
     tensor_efficiency=FP16_A100,  # C1, C3, C4: SXM4 modules (tools/calibrate_gpu.py)
     dtype_efficiency=(("int8", INT8_A100),),  # C6
-    library_efficiency=tuple(("tensorrt_llm", d, TRTLLM_16_A100) for d in ("fp16", "bf16")),
+    library_efficiency=tuple((lib, d, f) for lib, f in (("tensorrt_llm", TRTLLM_16_A100),
+                                                       ("best_shape", BEST_16_A100))
+                             for d in ("fp16", "bf16")),
     dram_efficiency=1.80 / 2.039,  # E2: A100 80GB SXM read kernel, 88.3 %
     # C2 (tools/calibrate_gpu.py on vidur_a100.yaml, the PCIe card): 2.0 us per kernel, 2.2 us
     # more per tiled GEMM kernel, a dependent DRAM round trip of a row kernel takes 536 ns
@@ -424,7 +433,9 @@ H100 = GPUSpec(
     # TensorRT-LLM's FP8 GEMMs at applications' shapes, its own rate
     dtype_efficiency=(("fp8", MAMF_FP8_H100), ("int8", MAMF_FP8_H100)),
     library_efficiency=(("tensorrt_llm", "fp8", FP8_H100),
-                        *(("tensorrt_llm", d, TRTLLM_16_H100) for d in ("fp16", "bf16"))),
+                        *((lib, d, f) for lib, f in (("tensorrt_llm", TRTLLM_16_H100),
+                                                     ("best_shape", BEST_16_H100))
+                          for d in ("fp16", "bf16"))),
     dram_efficiency=2.8 / 3.35,  # E3: H100 SXM5 coalesced loads, 83.6 %
     # C2 (tools/calibrate_gpu.py on vidur_h100.yaml)
     kernel_latency=1.5e-6, gemm_prologue=1.71e-6, gemv_dram_efficiency=0.862,

@@ -102,7 +102,10 @@ T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic fro
    getMaxProfileM), the weight-only plugin with its CUDA kernel also at every M below 16
    (hasWeightOnlyCudaKernel), and a run at M takes the fastest of M itself where it was
    profiled, else of the power of two at or above M (getBestConfig): a run at M = 80 runs the
-   tactic that was fastest at M = 128 (selection ``"profiled"``).
+   tactic that was fastest at M = 128 (selection ``"profiled"``). aiconfigurator's 1.2.0rc5
+   quantized rows (H200) ran this way too, not through the PyTorch flow's autotuner: the
+   commit that added them (13669a1) ran collect_gemm_trt.py, a static-shape engine per row,
+   and their kernel_source names the plugin layer (tools/mixed_input_gap.py).
 T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecialized_mixed_
    input.hpp ``mma``): a consumer warpgroup waits for a k-tile's first wgmma, then loads and
    converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
