@@ -129,3 +129,8 @@ def test_other_frameworks_keep_the_tile_pipes():
     """TensorRT-LLM runs its own FMHA: no FlashAttention-2 chain."""
     assert gpu.FRAMEWORKS["tensorrt_llm"].on("hopper").flash is None
     assert dataclasses.replace(gpu.FRAMEWORKS["hf_eager"]).flash is FLASH_ATTENTION_2
+
+
+def test_a_flash_framework_has_no_tile_constants():
+    with pytest.raises(ValueError, match="attention_tile must be 0 and attention_rate 1"):
+        gpu.Framework("t", "test", flash=FLASH_ATTENTION_2, attention_rate=0.5)

@@ -71,6 +71,9 @@ class Framework:
         if self.flash is not None and not isinstance(self.flash, FlashKernel):
             raise ValueError(f"framework {self.name}: flash must be a FlashKernel record or "
                              f"None, got {self.flash!r}")
+        if self.flash is not None and (self.attention_tile or self.attention_rate != 1):
+            raise ValueError(f"framework {self.name}: a flash kernel prices its own rounds "
+                             "and rate: attention_tile must be 0 and attention_rate 1")
         if not 0 < self.attention_rate <= 1:
             raise ValueError(f"framework {self.name}: attention_rate must be in (0, 1], got "
                              f"{self.attention_rate!r}")

@@ -10,7 +10,9 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   the fused attention kernel (FMHA) keeps its scores on chip, so it takes its tiles' tensor
   and shared-memory pipe time (not the score tiles' stores the tile model would charge a GEMM
   with that output) at the framework's rate, plus one kernel's fixed time, a tile's fill and
-  the framework's costs (``Framework``: per call, per sequence, per round of query tiles);
+  the framework's costs (``Framework``: per call, per sequence, per round of query tiles); a
+  framework running FlashAttention-2 (``Framework.flash``) pays its CTAs' chains of KV
+  iterations and rounds of CTAs instead of the pipes and the tile's fill (``_flash``);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
   throughput) plus the fixed device time of a kernel, the DRAM bytes without the reads the L2
   serves (``Operator.fresh_bytes`` when they fit in the L2); scalar row kernels
