@@ -67,7 +67,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - HF eager's kernel time and attention call (llmservingsim_rtx3090.yaml, <= 16 tokens), and
   its rotary kernels' CUDA-core operations per element written (``_operators.
   EAGER_ROTARY_OPERATIONS``, the same set's rotary rows at >= 512 tokens, where those strided
-  kernels are issue-bound): each leaving its rows unbiased.
+  kernels are issue-bound): each leaving its rows unbiased;
+- the time of a round of FlashAttention-2's CTAs on Hopper (``_flash.FLASH_ATTENTION_2
+  .round_seconds``, fa3_paper_h100.yaml: the kernel alone, causal, head dim 128, 512-16k
+  tokens): the value leaving its rows unbiased, by bisection (the kernel's iterations priced
+  from the S10 mma.sync rate and the SFU / FP32 lanes, nothing else fitted).
 
 Vidur's A100 profiles were taken on A100 80GB PCIe cards (vidur_a100.yaml: ``device:
 a100-pcie``, with the evidence); the memory constants fitted there are the PCIe card's (DRAM
@@ -458,6 +462,36 @@ def eager_rotary_operations(kernel_latency: float) -> float:
     return float((len(rows) - fixed.sum()) / issue.sum())
 
 
+# Sets timing FlashAttention-2's kernel alone, per architecture (lutcore.gpu._flash)
+FLASH_SETS = {"hopper": "fa3_paper_h100.yaml"}
+
+
+def flash_errors(architecture: str, round_seconds: float) -> np.ndarray:
+    """Relative errors of the FlashAttention-2 rows of ``FLASH_SETS[architecture]`` with a
+    round of the kernel's CTAs at ``round_seconds`` there."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+
+    data = _load(FLASH_SETS[architecture])
+    flash = gpu.FRAMEWORKS["flash_attn"].flash
+    kernel = dataclasses.replace(flash, round_seconds=(
+        *((a, t) for a, t in flash.round_seconds if a != architecture),
+        (architecture, round_seconds)))
+    framework = dataclasses.replace(gpu.FRAMEWORKS["flash_attn"], flash=kernel)
+    out = []
+    for entry in data["sets"]:
+        deployment = dataclasses.replace(_measured._deployment(entry), framework=framework)
+        _, _, measured, modeled = _measured.attention_points(data, entry, deployment=deployment)
+        out.append(modeled / measured - 1)
+    return np.concatenate(out)
+
+
+def flash_round_seconds(architecture: str) -> float:
+    """The time of a round of FlashAttention-2's CTAs (``FlashKernel.round_seconds``) leaving
+    its ``FLASH_SETS`` rows unbiased."""
+    return _bisect(lambda t: -float(np.mean(flash_errors(architecture, t))), 0.0, 2e-5)
+
+
 # TensorRT-LLM's attention tables per architecture (its sm80 and sm90 kernels are other builds)
 ATTENTION_SETS = {"ampere": "aiconfigurator_attention_a100_sxm.yaml",
                   "hopper": "aiconfigurator_attention_h100_sxm.yaml"}
@@ -588,6 +622,9 @@ if __name__ == "__main__":
     print("hf_eager", f"kernel_latency={eager:.4g}",
           f"attention_call={eager_attention_call(eager):.4g}",
           f"rotary_operations={eager_rotary_operations(eager):.4g}")
+    for architecture in FLASH_SETS:
+        print("flash_attention_2", architecture,
+              f"round_seconds={flash_round_seconds(architecture):.4g}")
     for architecture in ATTENTION_SETS:
         print("tensorrt_llm", architecture, ", ".join(
             f"{k}={v:.4g}" for k, v in attention_constants(architecture).items()))

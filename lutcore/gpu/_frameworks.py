@@ -20,6 +20,9 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
   FMHA); ``None``: the prefill's; ``decode_wave``: device seconds per wave of its grouped-query
   decode kernel's CTAs (TensorRT-LLM's XQA: sequences x KV heads x sub-sequences, one CTA per
   SM a wave, ``_simulator.xqa_ctas``), which then pays no per-sequence time;
+- ``flash``: the FlashAttention-2-style kernel its prefill attention runs (a ``FlashKernel``,
+  ``_flash``: priced as its CTAs' chains of KV iterations, the per-call time on top, no
+  per-round or rate constant), or ``None``: the tile model's pipes at ``attention_rate``;
 - ``by_architecture``: ((architecture, Framework), ...): the records whose attention costs
   replace these on GPUs of that architecture (``GPUSpec.architecture``; its kernels are other
   builds, e.g. TensorRT-LLM's sm90 FMHA), where a calibration set times them there.
@@ -34,6 +37,7 @@ import dataclasses
 
 from lutcore import _checks as check
 
+from ._flash import FLASH_ATTENTION_2, FlashKernel
 from ._specs import ARCHITECTURES
 
 
@@ -54,6 +58,7 @@ class Framework:
     decode_call: float | None = None
     decode_sequence: float | None = None
     decode_wave: float = 0.0
+    flash: FlashKernel | None = None
     by_architecture: tuple = ()
 
     def __post_init__(self):
@@ -63,6 +68,12 @@ class Framework:
             value = getattr(self, field)
             if value is not None and value < 0:
                 raise ValueError(f"framework {self.name}: {field} must be >= 0, got {value!r}")
+        if self.flash is not None and not isinstance(self.flash, FlashKernel):
+            raise ValueError(f"framework {self.name}: flash must be a FlashKernel record or "
+                             f"None, got {self.flash!r}")
+        if self.flash is not None and (self.attention_tile or self.attention_rate != 1):
+            raise ValueError(f"framework {self.name}: a flash kernel prices its own rounds "
+                             "and rate: attention_tile must be 0 and attention_rate 1")
         if not 0 < self.attention_rate <= 1:
             raise ValueError(f"framework {self.name}: attention_rate must be in (0, 1], got "
                              f"{self.attention_rate!r}")
@@ -91,10 +102,17 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 # LLMServingSim's RTX 3090 eager layer operators at 1-16 tokens (llmservingsim_rtx3090.yaml,
 # calibration; tools/calibrate_gpu.py eager_kernel_latency): 8-10 tiny kernels per RMSNorm
 # or RoPE, each timed by Kineto; and what its attention call adds to the FMHA kernel, on the
-# same set's attention rows (eager_attention_call). No host or step timing of it in a
-# calibration set.
+# same set's attention rows (eager_attention_call). Its attention is transformers' sdpa, whose
+# FP16 causal prefill PyTorch runs on its FlashAttention-2 kernel (``_flash``). No host or
+# step timing of it in a calibration set.
 HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
-                     "attention_call", kernel_latency=2.385e-6, attention_call=1.537e-6)
+                     "attention_call", kernel_latency=2.385e-6, attention_call=1.502e-6,
+                     flash=FLASH_ATTENTION_2)
+
+# The flash-attn package called directly (FlashAttention-3's benchmark of FlashAttention-2): the
+# kernel alone, no framework cost
+FLASH_ATTN = Framework("flash_attn", "none: its FlashAttention-2 kernel alone",
+                       flash=FLASH_ATTENTION_2)
 
 # TensorRT-LLM's PyTorch-flow attention op (RoPE + KV-cache append kernel, then its FMHA or
 # generation kernel), fitted per architecture on aiconfigurator's attention tables
@@ -127,7 +145,7 @@ VLLM = Framework("vllm", "Vidur (calibration): the GPU specs' kernel constants (
 # llama.cpp (CUDA backend): no public timing of its kernels or host loop in a calibration set.
 LLAMA_CPP = Framework("llama_cpp", "no calibration set: the kernels alone")
 
-FRAMEWORKS = {f.name: f for f in (BARE, HF_EAGER, TENSORRT_LLM, VLLM, LLAMA_CPP)}
+FRAMEWORKS = {f.name: f for f in (BARE, HF_EAGER, FLASH_ATTN, TENSORRT_LLM, VLLM, LLAMA_CPP)}
 
 # T13 (``_tiles``): a TensorRT-LLM engine built without ``--gemm_plugin`` leaves its GEMMs to
 # TensorRT, whose builder picks each tactic at the optimization profile's optimum. The

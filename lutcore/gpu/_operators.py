@@ -48,7 +48,16 @@ import jax.numpy as jnp
 
 from lutcore import _checks as check
 
-from ._frameworks import BARE, FRAMEWORKS, HF_EAGER, LLAMA_CPP, TENSORRT_LLM, VLLM, Framework
+from ._frameworks import (
+    BARE,
+    FLASH_ATTN,
+    FRAMEWORKS,
+    HF_EAGER,
+    LLAMA_CPP,
+    TENSORRT_LLM,
+    VLLM,
+    Framework,
+)
 from ._kernels import default_lut_bits, precompute_work
 from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
@@ -184,6 +193,8 @@ DEPLOYMENTS = {
     # transformers' eager Llama as LLMServingSim times it (llm_profile/models/llama.py)
     "hf_eager": Deployment(fusion=False, fused_qkv=False, row_kernels="eager",
                            gate_fusion=False, framework=HF_EAGER),
+    # the flash-attn package's kernel alone (its attention operator; the rest as "tensorrt_llm")
+    "flash_attn": Deployment(framework=FLASH_ATTN),
     # llama.cpp's CUDA backend: one CUDA graph per decode step (ggml-cuda, since 2024)
     "llama_cpp": Deployment(cuda_graphs=True, framework=LLAMA_CPP),
 }

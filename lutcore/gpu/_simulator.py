@@ -10,7 +10,9 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   the fused attention kernel (FMHA) keeps its scores on chip, so it takes its tiles' tensor
   and shared-memory pipe time (not the score tiles' stores the tile model would charge a GEMM
   with that output) at the framework's rate, plus one kernel's fixed time, a tile's fill and
-  the framework's costs (``Framework``: per call, per sequence, per round of query tiles);
+  the framework's costs (``Framework``: per call, per sequence, per round of query tiles); a
+  framework running FlashAttention-2 (``Framework.flash``) pays its CTAs' chains of KV
+  iterations and rounds of CTAs instead of the pipes and the tile's fill (``_flash``);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
   throughput) plus the fixed device time of a kernel, the DRAM bytes without the reads the L2
   serves (``Operator.fresh_bytes`` when they fit in the L2); scalar row kernels
@@ -41,6 +43,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ._flash import iteration_costs, iteration_seconds, rounds, schedule_iterations
 from ._frameworks import BARE
 from ._kernels import (
     Hardware,
@@ -79,7 +82,8 @@ class Machine(NamedTuple):
     trip of a scalar row kernel: 0 for vectorized kernels), and the framework's costs
     (``Framework``, as on the GPU's architecture: its kernels' fixed time and host times replace
     the spec's; its attention operator's per-call, per-sequence and per-round-of-CTAs times and
-    rate)."""
+    rate; its FlashAttention-2 kernel, ``flash`` 1, where it runs one: the tile and the
+    ``_flash.iteration_costs`` and the time of a round of its CTAs)."""
 
     projection: Hardware
     fp16: Hardware
@@ -101,6 +105,12 @@ class Machine(NamedTuple):
     decode_call: jnp.ndarray
     decode_sequence: jnp.ndarray
     decode_wave: jnp.ndarray
+    flash: jnp.ndarray
+    flash_block_m: jnp.ndarray
+    flash_block_n: jnp.ndarray
+    flash_mac: jnp.ndarray
+    flash_score: jnp.ndarray
+    flash_round: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -122,7 +132,13 @@ def machine(gpu, deployment: Deployment) -> Machine:
         raise ValueError(f"{gpu.name} has no NVLink: tensor_parallel must be 1")
     link = gpu.allreduce_efficiency * gpu.nvlink_bandwidth or 1.0  # unused on one GPU
     frame = deployment.framework.on(gpu.architecture)
-    values = dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
+    flash = frame.flash
+    block = flash.tile(gpu.compute_capability) if flash else (1, 1)
+    costs = iteration_costs(gpu) if flash else (0.0, 0.0)
+    values = dict(flash=flash is not None, flash_block_m=block[0], flash_block_n=block[1],
+                  flash_mac=costs[0], flash_score=costs[1],
+                  flash_round=flash.round_time(gpu.architecture) if flash else 0.0,
+                  dram_bandwidth=gpu.achievable_dram_bandwidth,
                   cuda_core_flops=gpu.cuda_core_flops,
                   launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
                   kernel_latency=_either(frame.kernel_latency, gpu.kernel_latency),
@@ -233,10 +249,25 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
         for row, op in enumerate(group):
             own = tiles[row]
             if op.name == FMHA:  # its scores stay on chip: the tiles' pipes, not their stores
-                own = (pipes[row] / mach.attention_rate + mach.fp16.kernel_latency
-                       + mach.fp16.tile_prologue + _framework(mach, op))
+                piped = (pipes[row] / mach.attention_rate + mach.fp16.kernel_latency
+                         + mach.fp16.tile_prologue + _framework(mach, op))
+                chain = flash_chain(mach, op) + mach.fp16.kernel_latency + _framework(mach, op)
+                own = jnp.where(mach.flash > 0, chain, piped)
             seconds[op.name] = jnp.maximum(own, seconds[op.name])
     return {op.name: seconds[op.name] for op in ops}
+
+
+def flash_chain(mach: Machine, op) -> jnp.ndarray:
+    """Seconds of a FlashAttention-2 kernel's KV iterations (``_flash``) for the FMHA operator
+    ``op`` (m: new tokens, n: the mean attended context, k: head dim, count: 2 x sequences x
+    heads): the busiest SM's iterations, one KV block of one CTA at a time, and its rounds of
+    CTAs."""
+    context, instances = op.n + (op.m - 1.0) / 2.0, op.count / 2.0
+    iterations = schedule_iterations(op.m, context, instances, mach.flash_block_m,
+                                     mach.flash_block_n, mach.fp16.sms)
+    return (iterations * iteration_seconds(mach.flash_block_m, mach.flash_block_n, op.k,
+                                           mach.flash_mac, mach.flash_score)
+            + rounds(op.m, instances, mach.flash_block_m, mach.fp16.sms) * mach.flash_round)
 
 
 def _framework(mach: Machine, op) -> jnp.ndarray:

@@ -13,7 +13,9 @@ S4 NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2/3; fourth
 S5 NVIDIA H100 datasheet (SXM: 3.35 TB/s HBM3, 989 TFLOPS FP16 dense = half the sparse value).
 S6 NVIDIA H200 datasheet (SXM: 141 GB HBM3e, 4.8 TB/s; same GH100 compute and NVLink as H100).
 S7 CUDA C++ Programming Guide, "Compute Capabilities" table: 64 K 32-bit registers per SM,
-   255 registers per thread, max shared memory per SM 164 KB (8.0), 100 KB (8.6), 228 KB (9.0).
+   255 registers per thread, max shared memory per SM 164 KB (8.0), 100 KB (8.6), 228 KB (9.0);
+   "Arithmetic Instructions" throughput table: 16 results per clock per SM of the 32-bit
+   reciprocal, reciprocal square root, base-2 logarithm and exponential (8.x, 9.0).
 S8 Shared memory / L1 return bandwidth 128 B per clock per SM (32 banks x 4 B; NVIDIA
    developer forum, "Unexpected shared memory bank conflict", answer by NVIDIA staff), the
    bandwidth Jia et al. also measure ("Dissecting the NVIDIA Volta GPU architecture via
@@ -188,7 +190,9 @@ class GPUSpec:
     all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
     mma.sync instructions reach where they are not the native MMA (Hopper, S10; empty: no cap).
     ``wgmma_latency`` / ``smem_latency``: SM clocks from a wgmma's issue to its result and of a
-    dependent shared-memory load (S10; 0 where unused).
+    dependent shared-memory load (S10; 0 where unused). ``compute_capability``: the
+    target its libraries' kernels are built for (80, 86, 90); ``sfu_lanes``: special-function
+    results per SM per clock (S7).
     ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16 accumulators where the part
     runs it faster than with FP32 ones (GeForce GA102)."""
 
@@ -229,6 +233,8 @@ class GPUSpec:
     mma_sync_fraction: tuple = ()  # ((dtype, fraction), ...): mma.sync's ceiling (empty: none)
     wgmma_latency: float = 0.0  # SM clocks, issue to result (0: no wgmma)
     smem_latency: float = 0.0  # SM clocks of a dependent shared-memory load
+    compute_capability: int = 80  # S7: the kernels' build target (e.g. FlashAttention-2's tile)
+    sfu_lanes: int = 16  # S7: exp2 / rcp / rsqrt results per SM per clock (SFU)
 
     def __post_init__(self):
         dtypes = list(self.tensor_dtypes)
@@ -344,6 +350,7 @@ A100 = GPUSpec(
     fp32_lanes=64, fp16_lanes=256, int32_lanes=64,  # S1: 19.5 TF FP32, 78 TF FP16, 19.5 TOPS INT32
     registers=256 * KIB, max_registers_per_thread=255,  # S1, S7
     smem=164 * KIB, smem_bytes_per_clock=128,  # S7 (8.0), S8
+    compute_capability=80,  # S1, S7: GA100
     l2=40 * MIB, l2_bytes_per_clock=5120,  # S1: 40 MB L2, 5120 B/clk read bandwidth
     dram_bandwidth=2039e9, dram=80 * GIB,  # S2
     # ~3 us of host time per launch (NVIDIA CUDA C++ Best Practices Guide: "a few
@@ -391,6 +398,7 @@ RTX3090 = GPUSpec(
     fp32_lanes=128, fp16_lanes=128, int32_lanes=64,  # S3: 35.6 TF FP32 = FP16 (1:1), INT32 half
     registers=256 * KIB, max_registers_per_thread=255,  # S3, S7
     smem=100 * KIB, smem_bytes_per_clock=128,  # S7 (8.6), S8
+    compute_capability=86,  # S3, S7: GA102
     # S3: 6 MB L2 in 48 slices of 128 KB (512 KB per 32-bit controller); 64 B/clk per slice as
     # on GA100 (S1: 80 slices, 5120 B/clk) gives 3072 B/clk (derived, no datasheet figure).
     l2=6 * MIB, l2_bytes_per_clock=3072,
@@ -422,6 +430,7 @@ H100 = GPUSpec(
     fp32_lanes=128, fp16_lanes=256, int32_lanes=64,
     registers=256 * KIB, max_registers_per_thread=255,  # S4, S7
     smem=228 * KIB, smem_bytes_per_clock=128,  # S7 (9.0), S8
+    compute_capability=90,  # S4, S7: GH100
     # S4: 50 MB L2; no bandwidth figure published. GA100's 5120 B/clk is assumed (Chips and
     # Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023, measures H100 PCIe L2
     # bandwidth in the same range as A100's).

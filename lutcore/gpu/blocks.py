@@ -6,6 +6,7 @@ and the end-to-end simulator's operators, machine and pricing steps.
 
 from lutcore import _face
 
+from ._flash import FLASH_ATTENTION_2, FlashKernel
 from ._frameworks import FRAMEWORKS, TENSORRT_LLM_HOPPER, Framework, engine_profile_rows
 from ._kernels import (
     ACCUMULATOR_BYTES,
