@@ -103,6 +103,9 @@ LUT_ACTIVATIONS = ("fp16", "int8", "fp8")
 # and the warps that issue one MMA there and share its shared-memory operands: Ampere's
 # mma.sync is a warp's, Hopper's wgmma a warpgroup's (S4, S9)
 ARCHITECTURES = {"ampere": 1, "hopper": 4}
+# The architecture of each compute capability the specs use (CUDA C++ Programming Guide,
+# "Compute Capabilities": 8.x Ampere, 9.0 Hopper)
+ARCHITECTURE_OF = {80: "ampere", 86: "ampere", 90: "hopper"}
 # 1x LUT array = M x N x K = 512 lookups-with-K per tensor core per clock, the size of the A100
 # INT8 tensor core (M, N, K = 8, 4, 16) (LUT Tensor Core §4.2.2 and Fig. 15 caption).
 LUT_ARRAY_1X = 512
@@ -183,16 +186,16 @@ class GPUSpec:
     ``dram_latency``: seconds a thread waits for one DRAM load (a scalar row kernel issues its
     next load only after it).
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
-    ``clock_ghz``). ``architecture``: of ``ARCHITECTURES``, the libraries' kernels built for it
-    and the warps of one MMA (``mma_warps``). ``nvlink_bandwidth`` (per
+    ``clock_ghz``). ``nvlink_bandwidth`` (per
     direction) and the all-reduce ``allreduce_latency`` (fixed), ``allreduce_hop_latency`` (per
     ring step: 2 (p - 1) of them) and ``allreduce_efficiency`` price tensor-parallel
     all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
     mma.sync instructions reach where they are not the native MMA (Hopper, S10; empty: no cap).
     ``wgmma_latency`` / ``smem_latency``: SM clocks from a wgmma's issue to its result and of a
     dependent shared-memory load (S10; 0 where unused). ``compute_capability``: the
-    target its libraries' kernels are built for (80, 86, 90); ``sfu_lanes``: special-function
-    results per SM per clock (S7).
+    target its libraries' kernels are built for (of ``ARCHITECTURE_OF``: 80, 86, 90; its
+    ``architecture`` and the warps of one MMA, ``mma_warps``, follow); ``sfu_lanes``:
+    special-function results per SM per clock (S7).
     ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16 accumulators where the part
     runs it faster than with FP32 ones (GeForce GA102)."""
 
@@ -224,7 +227,6 @@ class GPUSpec:
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
     dram_latency: float = 0.0  # seconds per dependent DRAM round trip of a scalar row kernel
     sustained_clock_ghz: float = 0.0  # 0: clock_ghz
-    architecture: str = "ampere"
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
     allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
     allreduce_hop_latency: float = 0.0  # seconds per ring step (2 (p - 1) steps on p GPUs)
@@ -245,7 +247,7 @@ class GPUSpec:
             check.one_of("LUT activation", self.lut_activation, LUT_ACTIVATIONS)
         if self.register_scale not in (1, 2):
             raise ValueError(f"register_scale must be 1 or 2, got {self.register_scale!r}")
-        check.one_of("architecture", self.architecture, ARCHITECTURES)
+        check.one_of("compute_capability", self.compute_capability, ARCHITECTURE_OF)
         fractions = [("tensor_efficiency", self.tensor_efficiency),
                      ("dram_efficiency", self.dram_efficiency),
                      ("gemv_dram_efficiency", self.gemv_dram_efficiency or 1.0),
@@ -267,6 +269,11 @@ class GPUSpec:
     def sm_clock(self) -> float:
         """The SM clock the kernel models run at, Hz (``sustained_clock_ghz`` when set)."""
         return (self.sustained_clock_ghz or self.clock_ghz) * 1e9
+
+    @property
+    def architecture(self) -> str:
+        """Of ``ARCHITECTURES``: the architecture its libraries' kernels are built for."""
+        return ARCHITECTURE_OF[self.compute_capability]
 
     @property
     def mma_warps(self) -> int:
@@ -451,7 +458,6 @@ H100 = GPUSpec(
     dram_latency=4.20e-7,
     mma_sync_fraction=MMA_SYNC_HOPPER,  # S10
     wgmma_latency=128.0, smem_latency=29.0,  # S10 Tables VIII and IV (H800)
-    architecture="hopper",  # S4: GH100, compute capability 9.0
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=5.338e-6, allreduce_hop_latency=8.445e-7,  # C7 (aiconfigurator_nccl)
     allreduce_efficiency=0.6380)
