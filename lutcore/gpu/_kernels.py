@@ -57,6 +57,7 @@ from lutcore.lut import make_scheme, op_counts
 from ._library import (
     DEQUANT_GROUP,
     LUT_GROUP,
+    OUTPUT_BYTES,
     QUANTIZE_ROUND,
     QUANTIZE_STEP,
     TENSOR_CORE_KERNELS,
@@ -212,7 +213,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,
         w_bytes=w_bytes, weight_bits=quant.weight_bits, macs=macs,
-        accumulator_bytes=ACCUMULATOR_BYTES[setup.accumulate])
+        accumulator_bytes=ACCUMULATOR_BYTES[setup.accumulate],
+        out_bytes=OUTPUT_BYTES[setup.output], c_bytes=OUTPUT_BYTES[setup.output] * setup.reads_c)
     return Hardware(**{name: np.asarray(v, float) for name, v in values.items()})
 
 

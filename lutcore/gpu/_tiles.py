@@ -165,6 +165,8 @@ class Hardware(NamedTuple):
     weight_bits: jnp.ndarray
     macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock, x achievable fraction
     accumulator_bytes: jnp.ndarray  # bytes per accumulator (registers, split-K partial sums)
+    out_bytes: jnp.ndarray  # bytes per output element written (D)
+    c_bytes: jnp.ndarray  # bytes per output element read before (C, beta != 0; else 0)
 
 
 class Work(NamedTuple):
@@ -222,7 +224,7 @@ class Traffic(NamedTuple):
     waves: jnp.ndarray
     l2_bytes: jnp.ndarray
     dram_bytes: jnp.ndarray
-    out_bytes: jnp.ndarray  # of them, the output's (written once)
+    out_bytes: jnp.ndarray  # of them, the output's (D written once, C read where beta != 0)
 
 
 class GemmLatency(NamedTuple):
@@ -322,7 +324,7 @@ def traffic(hw: Hardware, c: dict, m, n, k, occ: Occupancy) -> Traffic:
     tile_bytes = k_part * (rows * hw.a_bytes + cols * hw.w_bytes / multicast)
     partials = jnp.where(c["split"] > 1, 2 * m * n * hw.accumulator_bytes * c["split"], 0.0)
     partials += c["streamk"] * 2 * hw.sms * c["tm"] * c["tn"] * hw.accumulator_bytes  # T4 fixup
-    out = m * n * 2.0
+    out = m * n * (hw.out_bytes + hw.c_bytes)
     l2_bytes = tiles * tile_bytes + partials + out
     # A wave of concurrent tiles (rasterized as a near-square block of R x C tiles) shares its
     # A and W panels through L2; panels are re-read from DRAM wave after wave (each tile
