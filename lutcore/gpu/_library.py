@@ -31,8 +31,9 @@ PRECOMPUTE = ("fused", "separate")
 TIMINGS = ("events", "trt_layer_profiler")
 # Bytes per element of the output C / D a kernel writes (cublasGemmEx's Ctype: CUDA_R_16F /
 # 16BF, 32F, 32I; CUTLASS's ElementC, e.g. int8 with LinearCombinationClamp; a TileLang kernel's
-# C tensor dtype, e.g. float8_e4m3); the default "fp16" is the 16-bit output every calibration
-# set's kernel writes (torch / TensorRT-LLM Linear)
+# C tensor dtype, e.g. float8_e4m3); the default "fp16": the 16-bit output, beta 0, of every
+# calibration set's kernel (torch matmuls; aiconfigurator@095f58a collector/{trtllm,vllm,sglang}/
+# collect_gemm.py: Linear / RowParallelLinear with bias=False, F.linear(a, b, None))
 OUTPUT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "int32": 4, "int8": 1, "fp8": 1}
 # Seconds each timing adds: the profiler's fixed cost per layer, calibrated by
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs

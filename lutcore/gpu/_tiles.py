@@ -13,7 +13,8 @@ shared memory in k-slabs of tk. For every candidate tile:
   (dequantization, software lookups, table builds); shared-memory bytes written (the slabs) and
   read (each MMA group reads its wm rows of A and wn columns of W for the whole K);
 - traffic: bytes every tile pulls from L2 (rows and columns that exist, no padding) plus
-  split-K partial sums, and DRAM bytes: compulsory when A and W fit in L2 together, else each
+  split-K partial sums and the output (D written, C read first where beta != 0, in the
+  ``Setup``'s output format), and DRAM bytes: compulsory when A and W fit in L2 together, else each
   wave of concurrent tiles (a near-square block) reads its own A and W panels once;
 - selection: the SM busiest with ceil(tiles / SMs) tiles overlaps its pipes (a tile costs the
   max of them); the kernel takes the max of that, the L2 time and the DRAM time, plus the fixed
@@ -55,7 +56,11 @@ T5 Epilogue: by default a tile's output store overlaps the MMAs (co-resident CTA
    (measured/deepgemm_h800.yaml: its rate's fall with K at M = 4096 follows a DRAM-rate serial
    store, neither an overlapped nor an L2-rate one) does; cuBLAS's H100 kernels (the
    compute-bound GEMMs of measured/vidur_h100.yaml: a serial store biases them from -8 % to
-   +9 % as the output's share grows; overlapped, flat) do not.
+   +9 % as the output's share grows; overlapped, flat) do not. Nor, as priced, do the SM80
+   grid kernels whose single CTA per SM stores after its own mainloop (its round's fill and
+   epilogue time is ``tile_prologue``): storing their output bytes after the mainloop at the
+   DRAM rate as well moved the A100 calibration sets by at most 0.04 points (TensorRT-LLM's
+   table 11.31 -> 11.34 %), no evidence for it, so they stay mainloop traffic.
 T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, as TVM builds
    them: tlc-pack/cutlass_fpA_intB_gemm@390e821 and @74ee6cb, cutlass_heuristic.cc and
    fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
