@@ -51,8 +51,11 @@ for FP16 (compute type CUDA_R_16F, so cuBLAS reads the scalars as half: the int'
 2^-24, still not 0) and CUDA_R_32I for INT8 (compute type CUDA_R_32I, beta the int 1): its
 epilogue reads C and writes D, 2 bytes each for FP16 (``reads_c: true``), 4 bytes each for INT8
 (``output: int32``); every shape runs transa = CUBLAS_OP_T, transb = CUBLAS_OP_N (a_t false, b_t
-true: both operands K-contiguous, the layout of the IMMA kernels, lda = ldb = K a multiple of
-4 as cublasGemmEx's CUDA_R_32I path requires), so no layout conversion runs. CUTLASS's profiler
+true: both operands K-contiguous, the layout of the IMMA kernels; lda = ldb = K a multiple of
+4 and alpha = beta = 1, as cublasGemmEx's CUDA_R_32I path requires: "only supported with alpha,
+beta being either 1 or 0; A, B being 32-bit aligned; and lda, ldb being multiples of 4", cuBLAS
+Library User Guide, cublasGemmEx, as quoted in forums.developer.nvidia.com/t/53397), so no
+layout conversion runs. CUTLASS's profiler
 runs beta = 0 unless ``--beta`` is given (NVIDIA/cutlass@629f465
 tools/profiler/src/gemm_operation_profiler.cu, ``cast_from_double(this->beta, ..., 0)``; the
 script gives none): no C read. Its FP16 kernels write FP16; for INT8 it runs both SM80 s8
