@@ -45,22 +45,25 @@ T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for De
    the same bytes as 32-64 tiles of N = 4096, K = 1024, a second kernel's fixed cost, where a
    stream-K kernel would spread either over every SM in one kernel (Vidur's H100 GEMMs 8.2 ->
    6.9 % MAPE, aiconfigurator's TensorRT-LLM BF16 / FP8 5.5 -> 4.7 %, before the refit).
-T5 Epilogue: by default a tile's output store overlaps the MMAs (co-resident CTAs, asynchronous
-   TMA stores, or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile:
-   L. Wright, A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
-   cutlass-ping-pong-gemm-kernel, 2024), and the output is part of the mainloop's traffic. A
-   kernel whose consumer warpgroups store a finished tile before they start the next tile's
-   MMAs (``Work.serial_store``, SM90 tiles only) adds the store after the mainloop: every SM's
-   tiles take the same time, so the SMs store together, at the DRAM rate (the output's bytes /
-   DRAM bandwidth). Which kernels do so is measured, not assumed: DeepGEMM's FP8 kernel
-   (measured/deepgemm_h800.yaml: its rate's fall with K at M = 4096 follows a DRAM-rate serial
-   store, neither an overlapped nor an L2-rate one) does; cuBLAS's H100 kernels (the
-   compute-bound GEMMs of measured/vidur_h100.yaml: a serial store biases them from -8 % to
-   +9 % as the output's share grows; overlapped, flat) do not. Nor, as priced, do the SM80
-   grid kernels whose single CTA per SM stores after its own mainloop (its round's fill and
-   epilogue time is ``tile_prologue``): storing their output bytes after the mainloop at the
-   DRAM rate as well moved the A100 calibration sets by at most 0.04 points (TensorRT-LLM's
-   table 11.31 -> 11.34 %), no evidence for it, so they stay mainloop traffic.
+T5 Epilogue: a CTA stores its finished tile (reading C first where beta != 0) after its
+   mainloop. Where every tile takes the same time the SMs reach their epilogues together,
+   co-resident CTAs of a wave included, and the store runs after the mainloop at the DRAM rate
+   (the output's bytes / DRAM bandwidth): the mma.sync kernels (CUTLASS 2.x epilogues: cuBLAS's
+   and CUTLASS's Ampere kernels, TensorRT-LLM's sm80 tactics, fpA_intB, Marlin; tiles of group
+   0 or 1) and SM90 kernels whose consumer warpgroups store a finished tile before the next
+   tile's MMAs (``Work.serial_store``). Other SM90 kernels overlap it (asynchronous TMA stores,
+   or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile: L. Wright,
+   A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
+   cutlass-ping-pong-gemm-kernel, 2024): the output is mainloop traffic. Measured, not
+   assumed: DeepGEMM's FP8 kernel (measured/deepgemm_h800.yaml: its rate's fall with K at
+   M = 4096 follows a DRAM-rate serial store, neither an overlapped nor an L2-rate one) stores
+   serially; cuBLAS's H100 kernels (the compute-bound GEMMs of measured/vidur_h100.yaml: a
+   serial store biases them from -8 % to +9 % as the output's share grows; overlapped, flat) do
+   not; on the A100 calibration sets the serial store of the mma.sync kernels removes most of
+   the trend in the output's share (TensorRT-LLM's K = 1024 rows, the largest share, from
+   -31..0 % to -24..+11 % in BF16 and -26..-18 % to -14..-3 % in SmoothQuant INT8, the A100
+   fractions refit: its table 11.31 -> 11.04 %, SGLang's 9.01 -> 8.65 %, vLLM's 9.42 ->
+   8.89 %; LLMServingSim's RTX 3090 projections 10.50 -> 10.08 %; Vidur's 5.89 -> 5.90 %).
 T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, as TVM builds
    them: tlc-pack/cutlass_fpA_intB_gemm@390e821 and @74ee6cb, cutlass_heuristic.cc and
    fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
@@ -372,9 +375,10 @@ def prologues(hw: Hardware, c: dict, tiles_per_sm, occ: Occupancy):
 
 def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
     """(mainloop L2 seconds, mainloop DRAM seconds, serial store seconds) of every candidate:
-    with ``work.serial_store`` the SM90 tiles store their output after the mainloop at the DRAM
-    rate (T5); otherwise, and for the other tiles, the store is mainloop traffic."""
-    store = jnp.where((c["group"] == 4) & work.serial_store, moved.out_bytes, 0.0)
+    the mma.sync tiles (group 0 or 1), and with ``work.serial_store`` the SM90 tiles, store
+    their output after the mainloop at the DRAM rate (T5); the other SM90 tiles' store is
+    mainloop traffic."""
+    store = jnp.where((c["group"] != 4) | work.serial_store, moved.out_bytes, 0.0)
     return ((moved.l2_bytes - store) / hw.l2_bandwidth,
             (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
 
