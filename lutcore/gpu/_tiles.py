@@ -48,10 +48,11 @@ T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for De
 T5 Epilogue: a CTA stores its finished tile (reading C first where beta != 0) after its
    mainloop. Where every tile takes the same time the SMs reach their epilogues together,
    co-resident CTAs of a wave included, and the store runs after the mainloop at the DRAM rate
-   (the output's bytes / DRAM bandwidth): the mma.sync kernels (CUTLASS 2.x epilogues: cuBLAS's
-   and CUTLASS's Ampere kernels, TensorRT-LLM's sm80 tactics, fpA_intB, Marlin; tiles of group
-   0 or 1) and SM90 kernels whose consumer warpgroups store a finished tile before the next
-   tile's MMAs (``Work.serial_store``). Other SM90 kernels overlap it (asynchronous TMA stores,
+   (the output's bytes / DRAM bandwidth): the kernels without warp specialization (tiles of
+   group 0 or 1: the mma.sync kernels with CUTLASS 2.x epilogues, cuBLAS's and CUTLASS's Ampere
+   kernels, TensorRT-LLM's sm80 tactics, fpA_intB, Marlin; the CUDA-core GEMV and LUT-GEMM; the
+   LUT Tensor Core's LMMA tiles) and SM90 kernels whose consumer warpgroups store a finished
+   tile before the next tile's MMAs (``Work.serial_store``). Other SM90 kernels overlap it (asynchronous TMA stores,
    or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile: L. Wright,
    A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
    cutlass-ping-pong-gemm-kernel, 2024): the output is mainloop traffic. Measured, not
@@ -376,9 +377,9 @@ def prologues(hw: Hardware, c: dict, tiles_per_sm, occ: Occupancy):
 
 def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
     """(mainloop L2 seconds, mainloop DRAM seconds, serial store seconds) of every candidate:
-    the mma.sync tiles (group 0 or 1), and with ``work.serial_store`` the SM90 tiles, store
-    their output after the mainloop at the DRAM rate (T5); the other SM90 tiles' store is
-    mainloop traffic."""
+    the tiles without warp specialization (group 0 or 1), and with ``work.serial_store`` the
+    SM90 tiles, store their output after the mainloop at the DRAM rate (T5); the other SM90
+    tiles' store is mainloop traffic."""
     store = jnp.where((c["group"] != 4) | work.serial_store, moved.out_bytes, 0.0)
     return ((moved.l2_bytes - store) / hw.l2_bandwidth,
             (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
