@@ -45,27 +45,27 @@ T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for De
    the same bytes as 32-64 tiles of N = 4096, K = 1024, a second kernel's fixed cost, where a
    stream-K kernel would spread either over every SM in one kernel (Vidur's H100 GEMMs 8.2 ->
    6.9 % MAPE, aiconfigurator's TensorRT-LLM BF16 / FP8 5.5 -> 4.7 %, before the refit).
-T5 Epilogue: a CTA stores its finished tile (reading C first where beta != 0) after its
-   mainloop. Where every tile takes the same time the SMs reach their epilogues together,
-   co-resident CTAs of a wave included, and the store runs after the mainloop at the DRAM rate
-   (the output's bytes / DRAM bandwidth): the kernels without warp specialization (tiles of
-   group 0 or 1: the mma.sync kernels with CUTLASS 2.x epilogues, cuBLAS's and CUTLASS's Ampere
-   kernels, TensorRT-LLM's sm80 tactics, fpA_intB, Marlin; the CUDA-core GEMV and LUT-GEMM; the
-   LUT Tensor Core's LMMA tiles) and SM90 kernels whose consumer warpgroups store a finished
-   tile before the next tile's MMAs (``Work.serial_store``). Other SM90 kernels overlap it (asynchronous TMA stores,
-   or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile: L. Wright,
-   A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
-   cutlass-ping-pong-gemm-kernel, 2024): the output is mainloop traffic. Measured, not
-   assumed: DeepGEMM's FP8 kernel (measured/deepgemm_h800.yaml: its rate's fall with K at
-   M = 4096 follows a DRAM-rate serial store, neither an overlapped nor an L2-rate one) stores
-   serially; cuBLAS's H100 kernels (the compute-bound GEMMs of measured/vidur_h100.yaml: a
+T5 Epilogue: a CTA stores its finished tile (reading C first where beta != 0) after its mainloop.
+   Where every tile takes the same time the SMs reach their epilogues together, co-resident CTAs
+   of a wave included, and the store runs after the mainloop at the DRAM rate (the output's bytes
+   / DRAM bandwidth): the kernels without warp specialization (tiles of group 0 or 1: the
+   mma.sync kernels with CUTLASS 2.x epilogues, cuBLAS's and CUTLASS's Ampere kernels,
+   TensorRT-LLM's sm80 tactics, fpA_intB, Marlin; the CUDA-core GEMV and LUT-GEMM; the LUT Tensor
+   Core's LMMA tiles) and SM90 kernels whose consumer warpgroups store a finished tile before the
+   next tile's MMAs (``Work.serial_store``). Other SM90 kernels overlap it (asynchronous TMA
+   stores, or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile: L.
+   Wright, A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel",
+   pytorch.org/blog/cutlass-ping-pong-gemm-kernel, 2024): the output is mainloop traffic.
+   Measured, not assumed: DeepGEMM's FP8 kernel (measured/deepgemm_h800.yaml: its rate's fall
+   with K at M = 4096 follows a DRAM-rate serial store, neither an overlapped nor an L2-rate one)
+   stores serially; cuBLAS's H100 kernels (the compute-bound GEMMs of measured/vidur_h100.yaml: a
    serial store biases them from -8 % to +9 % as the output's share grows; overlapped, flat) do
-   not; on the A100 calibration sets the serial store of the mma.sync kernels removes most of
-   the trend in the output's share (TensorRT-LLM's K = 1024 rows, the largest share, from
-   -31..0 % to -24..+11 % in BF16 and -26..-18 % to -14..-3 % in SmoothQuant INT8, the A100
-   fractions refit: its table 11.31 -> 11.03 %, SGLang's 9.01 -> 8.65 %, vLLM's 9.42 ->
-   8.89 %; LLMServingSim's RTX 3090 projections 10.50 -> 10.08 %; Vidur's 5.89 -> 5.90 %;
-   worse: the A100 attention table 10.65 -> 10.85 %, Vidur's layers 3.30 -> 3.46 %).
+   not; on the A100 calibration sets the serial store of the mma.sync kernels removes most of the
+   trend in the output's share (TensorRT-LLM's K = 1024 rows, the largest share, from -31..0 % to
+   -24..+11 % in BF16 and -26..-18 % to -14..-3 % in SmoothQuant INT8, the A100 fractions refit:
+   its table 11.31 -> 11.03 %, SGLang's 9.01 -> 8.65 %, vLLM's 9.42 -> 8.89 %; LLMServingSim's
+   RTX 3090 projections 10.50 -> 10.08 %; Vidur's 5.89 -> 5.90 %; worse: the A100 attention table
+   10.65 -> 10.85 %, Vidur's layers 3.30 -> 3.46 %).
 T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, as TVM builds
    them: tlc-pack/cutlass_fpA_intB_gemm@390e821 and @74ee6cb, cutlass_heuristic.cc and
    fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
