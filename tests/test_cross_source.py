@@ -88,3 +88,24 @@ def test_fig16_cross_source_table_flags_pairs_above_the_bound(monkeypatch):
     assert "5 pairs, above the bound: h100 5" in text  # every pair beyond the dense 8 %
     # like for like: the two pairs between the device-timed files a and c
     assert "h100 gemm: 2 of 2 above 8 %, largest 60.0 %" in text
+
+
+def test_a_different_epilogue_is_not_like_for_like(monkeypatch):
+    """Two device-timed random-operand INT8 GEMMs of one shape pair (same GPU, shape, formats),
+    but one writes INT32 and reads C first (beta != 0), the other writes FP16: not like for
+    like, and the side says what it writes."""
+    rows = {"columns": ["m", "n", "k", "ms"], "points": [[8192, 8192, 8192, 2.0]]}
+    files = {"x.yaml": {"role": "calibration", "device": "a100", "protocol": PROTOCOL, "sets": [
+                 {"name": "sq", "kind": "gemm", "act": "int8", **rows}]},
+             "y.yaml": {"role": "validation", "device": "a100", "protocol": PROTOCOL, "sets": [
+                 {"name": "cublas", "kind": "gemm", "act": "int8", "output": "int32",
+                  "reads_c": True, **rows}]}}
+    (pair,) = _cross_source.pairs(sorted(files), load=files.__getitem__)
+    assert {pair.a.epilogue, pair.b.epilogue} == {"fp16", "int32 + C read"}
+    assert not _cross_source.like_for_like(pair)
+    same = _cross_source.Pair(pair.a, pair.a._replace(source="z.yaml"), 0.0)
+    assert _cross_source.like_for_like(same)
+    monkeypatch.setattr(_cross_source, "pairs", lambda sources: [pair])
+    ds = xr.Dataset(FIG16.cross_source(sorted(files)))
+    side = "a" if pair.a.set == "cublas" else "b"
+    assert FIG16._side(ds, side, 0).endswith("(random, device, writes int32 + C read)")

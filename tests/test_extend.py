@@ -94,7 +94,8 @@ def test_a_new_gpu_is_one_record_priced_by_gemm_latency_and_model_latency(monkey
     seconds = {s.name: float(gpu.gemm_latency(s, "cublas", *shape).seconds)
                for s in (gpu.A100, twin, half)}
     assert seconds["a100-twin"] == seconds["a100"]  # priced by its fields, not its name
-    assert 1.8 < seconds["a100-half"] / seconds["a100"] < 2.2  # half the SMs, half the rate
+    # half the SMs: the MMAs take twice as long, the store after them (DRAM-bound) does not
+    assert 1.7 < seconds["a100-half"] / seconds["a100"] < 2.0
     llm, work = gpu.llm_shape("llama2-70b"), gpu.workload(1, 2048)
     deployment = gpu.Deployment()
     forward = {s.name: float(gpu.model_latency(s, llm, deployment, work)) for s in (gpu.A100, twin)}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import lutcore.gpu as gpu
+from lutcore.gpu import _tiles
 
 
 def test_every_kernel_is_a_record_with_its_source():
@@ -50,6 +51,7 @@ def test_marlin_group_scales_follow_the_quant():
     (lambda: gpu.Quant(table_bits=12), "table_bits 12 unknown"),
     (lambda: gpu.Setup(inputs="ones"), "inputs 'ones' unknown"),
     (lambda: gpu.Setup(precompute="inline"), "precompute 'inline' unknown"),
+    (lambda: gpu.Setup(output="int16"), "output 'int16' unknown"),
     (lambda: dataclasses.replace(gpu.KERNEL_LIBRARY["marlin"], unit="fpga"), "unit 'fpga'"),
     (lambda: gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, stages=3), "unknown keyword"),
     (lambda: gpu.gemm_latency(gpu.A100, "cublas", 8, 8, 8, quant=gpu.Quant(), weight_bits=16),
@@ -74,3 +76,30 @@ def test_a_library_runs_at_its_own_rate():
     rtx = [gpu.gemm_latency(gpu.RTX3090, k, m, 4096, 4096).seconds
            for k in ("cublas", "trtllm_gemm")]
     np.testing.assert_array_equal(*rtx)
+
+
+
+def test_the_epilogue_reads_and_writes_the_output_format_of_the_setup():
+    """The output's bytes are part of what a kernel moves: by hand, 1 x 4096 outputs at the
+    default (FP16 written once) are 8192 bytes; INT32 with beta != 0 (C read, D written) 32768;
+    INT8 written once 4096. The tile model's traffic counts exactly those beyond A and W, and a
+    DRAM-bound INT8 GEMM (M = 4096, K = 256) with INT32 C read and D written takes longer than
+    with INT8 D written once, by at most the extra bytes at the GEMM DRAM rate plus a round's
+    fill and epilogue."""
+    c = {name: np.array([value], float) for name, value in dict(
+        tm=16, tn=128, tk=64, stages=3, wm=16, wn=32, warps=4, group=1, split=1,
+        streamk=0).items()}
+    by_hand = {gpu.Setup(): 8192, gpu.Setup(output="int32", reads_c=True): 32768,
+               gpu.Setup(output="int8"): 4096}
+    for setup, out in by_hand.items():
+        hw = gpu.blocks.hardware(gpu.A100, "cublas", "int8", 8, setup=setup)
+        moved = _tiles.traffic(hw, c, 1.0, 4096.0, 4096.0,
+                               _tiles.occupancy(hw, c, _tiles.Work()))
+        assert float(moved.out_bytes) == out
+        # A's row by each of the 32 column tiles, W once, the output
+        assert float(moved.l2_bytes[0]) == 4096 * (32 + 4096) + out
+    shape = (4096, 8192, 256)
+    slow, fast = (float(gpu.gemm_latency(gpu.A100, "cublas", *shape, act="int8", weight_bits=8,
+                                         setup=s).seconds) for s in by_hand if s.output != "fp16")
+    extra = shape[0] * shape[1] * (8 - 1) / gpu.A100.gemm_dram_bandwidth
+    assert fast < slow <= fast + extra + gpu.A100.gemm_prologue

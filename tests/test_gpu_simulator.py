@@ -42,8 +42,11 @@ def test_model_latency_is_the_hand_sum_of_its_operators():
     # a GEMM-class kernel's DRAM floor: C2's form, 2.0 us + 2.22 us + bytes at 77.02 % of
     # 2,039 GB/s (the SXM4 module's GEMV-class rate, C6)
     floor = 2.0e-6 + 2.22e-6 + attention_bytes / (0.7702 * 2039e9)
-    attention = max(gemm(tokens * 2 * batch * 4, attended, head_dim),
-                    floor, batch * 4 * tokens * attended * 5 / flops)
+    # the fused attention: its tiles' pipes (scores stay on chip, no store), a kernel's fixed
+    # time and one tile prologue (no framework: rate 1, no call cost), or the floor
+    fmha = gpu.gemm_latency(spec, "cublas", tokens * 2 * batch * 4, attended, head_dim)
+    pipes = max(float(fmha.compute), float(fmha.smem)) + fixed + spec.gemm_prologue
+    attention = max(pipes, floor, batch * 4 * tokens * attended * 5 / flops)
     layer = (2 * norm + qkv + attention + gemm(rows, 64, 64) + gemm(rows, 256, 64)
              + gemm(rows, 64, 128))
     edges = (roofline(2 * rows * 64, 0) + roofline(2 * batch * 64, 8 * batch * 64)

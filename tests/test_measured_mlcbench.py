@@ -112,7 +112,8 @@ def test_the_rtx3090_rows_are_priced():
 
 def test_the_sets_accumulate_in_fp16_as_the_benchmark_ran():
     """Every FP16 set of both files carries accumulate fp16 (CUDA_R_16F, --accum=f16), every
-    INT8 / W4A16 set none; the loader hands it to gemm_latency."""
+    INT8 / W4A16 set none; the loader hands it to gemm_latency (with the cuBLAS sets' C read,
+    beta = 1)."""
     for name in ("mlcbench_a100.yaml", "mlcbench_rtx3090.yaml"):
         for entry in _measured.load(name)["sets"]:
             fp16 = entry["kernel"] == "cublas" and entry["act"] == "fp16"
@@ -120,7 +121,8 @@ def test_the_sets_accumulate_in_fp16_as_the_benchmark_ran():
     data = _measured.load("mlcbench_rtx3090.yaml")
     entry = next(e for e in data["sets"] if e["name"] == "cuBLAS FP16, M = 8192")
     modeled = _measured.gemm_points(data, entry)[3][10]  # M10: 8192 x 8192 x 8192
-    expected = gpu.gemm_latency(gpu.RTX3090, "cublas", 8192, 8192, 8192, accumulate="fp16")
+    expected = gpu.gemm_latency(gpu.RTX3090, "cublas", 8192, 8192, 8192, accumulate="fp16",
+                                reads_c=True)
     assert modeled == pytest.approx(float(expected.seconds))
     fp32 = _measured.gemm_points(data, {k: v for k, v in entry.items() if k != "accumulate"})
     assert fp32[3][10] > 1.8 * modeled  # the FP32-accumulate rate is half
@@ -135,3 +137,16 @@ def test_accumulate_is_checked_before_any_work():
     int8["accumulate"] = "fp8"
     with pytest.raises(ValueError, match="accumulate 'fp8' unknown; allowed values: fp32, fp16"):
         _measured.check(data, "x.yaml")
+
+
+def test_the_sets_say_what_each_epilogue_reads_and_writes():
+    """cublas_benchmark.cu runs beta = 1 (C read) with FP16 C, INT32 C for INT8; CUTLASS's
+    profiler beta 0, its INT8 minimum the s8-output kernel; the W4A16 kernels the defaults."""
+    expected = {("cuBLAS", "fp16"): ("fp16", True), ("cuBLAS", "int8"): ("int32", True),
+                ("CUTLASS", "fp16"): ("fp16", False), ("CUTLASS", "int8"): ("int8", False)}
+    for name in ("mlcbench_a100.yaml", "mlcbench_rtx3090.yaml"):
+        for entry in _measured.load(name)["sets"]:
+            provider = entry["name"].split(" ")[0]
+            epilogue = (entry.get("output", "fp16"), entry.get("reads_c", False))
+            assert epilogue == expected.get((provider, entry["act"]), ("fp16", False)), \
+                entry["name"]

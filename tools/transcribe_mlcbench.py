@@ -45,6 +45,25 @@ FasterTransformer / TensorRT-LLM: numpy uniform(0, 1) activations and randint IN
 torch.zeros``), so the dequantized weights the MMAs see are zeros: neither of lutcore's
 both-operand kinds, left at the default ``random``.
 
+Epilogue (``output``, ``reads_c``: what each kernel reads and writes besides A and W):
+cublas_benchmark.cu's ``time_gemm`` passes ``beta = 1`` (a ``const int``) and C_type CUDA_R_16F
+for FP16 (compute type CUDA_R_16F, so cuBLAS reads the scalars as half: the int's low bytes,
+2^-24, still not 0) and CUDA_R_32I for INT8 (compute type CUDA_R_32I, beta the int 1): its
+epilogue reads C and writes D, 2 bytes each for FP16 (``reads_c: true``), 4 bytes each for INT8
+(``output: int32``); every shape runs transa = CUBLAS_OP_T, transb = CUBLAS_OP_N (a_t false, b_t
+true: both operands K-contiguous, the layout of the IMMA kernels; lda = ldb = K a multiple of
+4 and alpha = beta = 1, as cublasGemmEx's CUDA_R_32I path requires: "only supported with alpha,
+beta being either 1 or 0; A, B being 32-bit aligned; and lda, ldb being multiples of 4", cuBLAS
+Library User Guide, cublasGemmEx, as quoted in forums.developer.nvidia.com/t/53397), so no
+layout conversion runs. CUTLASS's profiler
+runs beta = 0 unless ``--beta`` is given (NVIDIA/cutlass@629f465
+tools/profiler/src/gemm_operation_profiler.cu, ``cast_from_double(this->beta, ..., 0)``; the
+script gives none): no C read. Its FP16 kernels write FP16; for INT8 it runs both SM80 s8
+kernel families (python/cutlass_library/generator.py GenerateSM80_TensorOp_16832_TN: s32
+output with LinearCombination, s8 output with LinearCombinationClamp), the same main loops,
+and dataparser.py keeps the smallest runtime: the s8-output kernel's, whose epilogue writes a
+quarter of the bytes (``output: int8``). W4A16 kernels: FP16 output, beta 0 (defaults).
+
 The A100: the sources say "80GB A100" only. Rule, fixed before any error was computed: an
 unqualified A100 80GB is lutcore's ``a100`` (the 400 W SXM4 module, the A100 80GB that NVIDIA
 lists first and the one without a form-factor suffix); the 300 W PCIe card (``a100-pcie``) is
@@ -73,8 +92,9 @@ CUBLAS_HOST = ("cuBLAS: cuBLAS/cublas-benchmark/cublas_benchmark.cu, cublasGemmE
                "is not stated")
 CUTLASS_DEVICE = ("CUTLASS: cutlass_profiler --op_class=tensorop --accum=f16,s32 "
                   "--warmup-iterations=5 --profiling-iterations=10 over every tensor-op kernel, "
-                  "the smallest runtime of the column-major A x row-major B kernels "
-                  "(CUTLASS/cutlassgemm-benchmark/cutlass-gemm-bench.py, dataparser.py); the "
+                  "the smallest runtime of the row-major A x column-major B kernels "
+                  "(dataparser.py's __main__ passes 'row', 'col'; CUTLASS/cutlassgemm-benchmark/"
+                  "cutlass-gemm-bench.py), beta 0 (the profiler's default); the "
                   "profiler times on the device with CUDA events")
 FPA_INTB_HOST = ("FasterTransformer / TensorRT-LLM: TVM Relax VM running the CUTLASS fpA_intB "
                  "kernel, 5 warm-up calls, then time.time() around 10 back-to-back calls "
@@ -96,6 +116,7 @@ PROTOCOL = {
               "throttling')",
 }
 FP16_ACCUMULATE = {"act": "fp16", "accumulate": "fp16"}  # CUDA_R_16F, --accum=f16
+CUBLAS_FP16 = {**FP16_ACCUMULATE, "reads_c": True}  # time_gemm's beta = 1, C_type CUDA_R_16F
 PER_CHANNEL = {"act": "fp16", "weight_bits": 4, "group_size": 0, "zero_points": False}
 # The kernel of each W4A16 provider and shape group (V: M = 1, M: M = 8192), docstring above
 W4A16_KERNEL = {("FasterTransformer", "V"): "fpa_intb", ("FasterTransformer", "M"): "fpa_intb",
@@ -104,20 +125,20 @@ W4A16_KERNEL = {("FasterTransformer", "V"): "fpa_intb", ("FasterTransformer", "M
 # (variable, provider title, shape group, set name, set keys) of the dense M = 8192 GEMMs, the
 # same variables and providers in both devices' files
 DENSE_M8192 = [
-    ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", FP16_ACCUMULATE),
+    ("f16_gemm_times_data", "cuBLAS", "M", "cuBLAS FP16, M = 8192", CUBLAS_FP16),
     ("f16_gemm_times_data", "CUTLASS", "M", "CUTLASS FP16, M = 8192",
      {**FP16_ACCUMULATE, "inputs": "integer"}),
     ("s8_gemm_times_data", "cuBLAS", "M", "cuBLAS INT8, M = 8192",
-     {"act": "int8", "inputs": "zeros"}),
+     {"act": "int8", "inputs": "zeros", "output": "int32", "reads_c": True}),
     ("s8_gemm_times_data", "CUTLASS", "M", "CUTLASS INT8, M = 8192",
-     {"act": "int8", "inputs": "integer"}),
+     {"act": "int8", "inputs": "integer", "output": "int8"}),
 ]
 # (device file, variable, provider title, shape group, set name, set keys); the rows above say
 # why each kernel and input kind
 SETS = {
     "a100": ("figures/data/a100_gemm.py", [
         ("s4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
-         FP16_ACCUMULATE),
+         CUBLAS_FP16),
         *DENSE_M8192,
         *[(variable, f"{provider}-W$_{{INT4}}$A$_{{FP16}}$", group,
            f"{provider} W4A16, M = {1 if group == 'V' else 8192}",
@@ -127,7 +148,7 @@ SETS = {
     ]),
     "rtx3090": ("figures/data/gtx3090_gemm.py", [
         ("nf4_gemv_times_data", "cuBLAS-W$_{FP16}$A$_{FP16}$", "V", "cuBLAS FP16, M = 1",
-         FP16_ACCUMULATE),
+         CUBLAS_FP16),
         *DENSE_M8192,
     ]),
 }

@@ -37,6 +37,7 @@ class Timing(NamedTuple):
     kernel: str
     inputs: str
     timing: str
+    epilogue: str  # the output format it writes, "+ C read" where beta != 0 (gpu.Setup)
     category: str
     key: tuple  # (device, m, n, k, activation format, weights): the matching rule
     seconds: float
@@ -44,6 +45,11 @@ class Timing(NamedTuple):
 
 def _format(act: str) -> str:
     return "16-bit" if act in SIXTEEN else act
+
+
+def _epilogue(entry: dict) -> str:
+    """What a set's kernel writes (``output``, default fp16) and whether it reads C first."""
+    return entry.get("output", "fp16") + (" + C read" if entry.get("reads_c") else "")
 
 
 def _gemm_timings(name: str, data: dict, entry: dict):
@@ -59,7 +65,7 @@ def _gemm_timings(name: str, data: dict, entry: dict):
     device = _measured._device(data, entry)
     return [Timing(name, data["role"], device, entry["name"], kernel,
                    row.get("inputs", entry.get("inputs", "random")), data["protocol"]["timing"],
-                   "gemm" if dense else "mpgemm",
+                   _epilogue(entry), "gemm" if dense else "mpgemm",
                    (device, int(row["m"]), int(row["n"]), int(row["k"]), _format(act), weights),
                    float(s)) for row, s in zip(rows, seconds)]
 
@@ -83,7 +89,8 @@ def _layer_timings(name: str, data: dict, entry: dict):
         column = entry["columns"].index(op.name)
         m = np.broadcast_to(np.asarray(op.m, float), tokens.shape)
         out += [Timing(name, data["role"], device, f"{entry['name']}: {op.name}", "layer op",
-                       entry.get("inputs", "random"), data["protocol"]["timing"], "gemm",
+                       entry.get("inputs", "random"), data["protocol"]["timing"],
+                       _epilogue(entry), "gemm",
                        (device, int(mm), int(op.n), int(op.k), act, "dense"),
                        float(row[column]))  # seconds, as layer_points reads them
                 for mm, row in zip(m, rows)]
@@ -130,7 +137,8 @@ def pairs(names, load=_measured.load) -> list[Pair]:
 
 
 def like_for_like(pair: Pair) -> bool:
-    """Both times device-timed on random operands (as each file states them), so neither the
-    host nor the data's effect on a power-limited clock (``gpu.INPUT_DATA``) stands between
-    them."""
-    return pair.a.timing == pair.b.timing == "device" and pair.a.inputs == pair.b.inputs == "random"
+    """Both times device-timed on random operands (as each file states them) with the same
+    epilogue, so neither the host, the data's effect on a power-limited clock
+    (``gpu.INPUT_DATA``) nor the output's bytes stand between them."""
+    return (pair.a.timing == pair.b.timing == "device"
+            and pair.a.inputs == pair.b.inputs == "random" and pair.a.epilogue == pair.b.epilogue)

@@ -156,8 +156,8 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
-    ``serial_epilogue`` (default false), ``accumulate`` (default fp32) and ``timing`` (default
-    events) as ``gemm_latency``'s,
+    ``serial_epilogue`` (default false), ``accumulate`` (default fp32), ``timing`` (default
+    events), ``output`` (default fp16) and ``reads_c`` (default false) as ``gemm_latency``'s,
     and a ``gpu.DEQUANT_KERNELS`` set's
     ``group_size`` (0: one scale per output channel) and ``zero_points`` (default
     ``gemm_latency``'s). A set with ``best_of`` (shapes
@@ -178,6 +178,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
             persistent=entry.get("persistent", True),
             serial_epilogue=entry.get("serial_epilogue", False),
             accumulate=entry.get("accumulate", "fp32"), timing=entry.get("timing", "events"),
+            output=entry.get("output", "fp16"), reads_c=entry.get("reads_c", False),
             **groups).seconds) + overhead
 
     if "best_of" in entry:

@@ -95,7 +95,8 @@ def cross_source(sources) -> dict:
     for side in ("a", "b"):
         timings = [getattr(p, side) for p in pairs]
         out |= {f"{side}_{field}": ("pair", [str(getattr(t, field)) for t in timings])
-                for field in ("source", "set", "kernel", "inputs", "timing", "role")}
+                for field in ("source", "set", "kernel", "inputs", "timing", "epilogue",
+                              "role")}
         out[f"{side}_ms"] = ("pair", np.array([t.seconds * 1e3 for t in timings]),
                              {"units": "ms"})
     return out
@@ -103,7 +104,8 @@ def cross_source(sources) -> dict:
 
 def like_for_like_sentence(ds: xr.Dataset) -> str:
     """Per GPU and category, the like-for-like pairs (``_cross_source.like_for_like``: both
-    device-timed on random operands) above the bound, and the largest of them."""
+    device-timed on random operands, the same epilogue) above the bound, and the largest of
+    them."""
     parts = []
     like = ds.pair_like_for_like.values.astype(bool)
     devices = np.array([str(g).split(" ")[0] for g in ds.pair_gemm.values])
@@ -116,14 +118,17 @@ def like_for_like_sentence(ds: xr.Dataset) -> str:
                      f"{apart.max():.1f} % at {str(ds.pair_gemm.values[i]).split(' ')[1]} "
                      f"({_side(ds, 'a', i)} vs {_side(ds, 'b', i)})")
     return ("Like for like (both device-timed, both on random operands as the files state "
-            "them): " + ("; ".join(parts) or "none") + ".")
+            "them, the same output written): " + ("; ".join(parts) or "none") + ".")
 
 
 def _side(ds: xr.Dataset, side: str, i: int) -> str:
-    """One side of pair ``i``: its file, set, time, operand data and timing."""
-    value = {f: ds[f"{side}_{f}"].values[i] for f in ("source", "set", "ms", "inputs", "timing")}
+    """One side of pair ``i``: its file, set, time, operand data, timing and (where not the
+    default FP16 written once) its epilogue."""
+    value = {f: ds[f"{side}_{f}"].values[i]
+             for f in ("source", "set", "ms", "inputs", "timing", "epilogue")}
+    epilogue = "" if value["epilogue"] == "fp16" else f", writes {value['epilogue']}"
     return (f"{str(value['source']).removesuffix('.yaml')} {value['set']} {value['ms']:.4g} ms "
-            f"({value['inputs']}, {value['timing']})")
+            f"({value['inputs']}, {value['timing']}{epilogue})")
 
 
 def cross_source_table(ds: xr.Dataset) -> str:

@@ -132,9 +132,9 @@ TENSORRT_LLM_HOPPER = Framework("tensorrt_llm", "aiconfigurator H100 SXM attenti
                                 decode_sequence=2.772e-7, decode_wave=4.031e-6)
 TENSORRT_LLM = Framework("tensorrt_llm", "aiconfigurator A100 SXM attention (calibration): "
                          "attention_*, decode_*; on Hopper its H100 SXM tables",
-                         attention_call=5.723e-6, attention_rate=0.5360,
-                         attention_tile=3.935e-6, decode_call=6.797e-6,
-                         decode_sequence=4.634e-7, decode_wave=5.339e-6,
+                         attention_call=5.817e-6, attention_rate=0.5242,
+                         attention_tile=3.972e-6, decode_call=6.790e-6,
+                         decode_sequence=4.635e-7, decode_wave=5.340e-6,
                          by_architecture=(("hopper", TENSORRT_LLM_HOPPER),))
 
 # vLLM / sarathi-serve: its kernels are the ones Vidur profiles, whose device constants the GPU

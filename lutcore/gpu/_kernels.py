@@ -57,6 +57,7 @@ from lutcore.lut import make_scheme, op_counts
 from ._library import (
     DEQUANT_GROUP,
     LUT_GROUP,
+    OUTPUT_BYTES,
     QUANTIZE_ROUND,
     QUANTIZE_STEP,
     TENSOR_CORE_KERNELS,
@@ -177,7 +178,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
     (a ``Quant``, or the weight width as before; ``gemm_latency``'s loose keywords work too)
     under ``setup``: its ``inputs`` set the power-limited SM clock (``INPUT_RATE``), its
     ``accumulate`` the tensor-core accumulators' rate (``GPUSpec.tensor_macs``) and size
-    (``ACCUMULATOR_BYTES``; the achievable fraction is the format's either way); a kernel reading
+    (``ACCUMULATOR_BYTES``; the achievable fraction is the format's either way), its ``output``
+    and ``reads_c`` the bytes per output written and read (``OUTPUT_BYTES``); a kernel reading
     quantized weights also reads their group scales (``Quant.scale_bytes``). The LUT arrays are
     assumed to reach the fraction of their peak that the MAC tensor cores reach on the same
     activation format (same SM operand delivery and clock behaviour; no LUT hardware to
@@ -212,7 +214,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,
         w_bytes=w_bytes, weight_bits=quant.weight_bits, macs=macs,
-        accumulator_bytes=ACCUMULATOR_BYTES[setup.accumulate])
+        accumulator_bytes=ACCUMULATOR_BYTES[setup.accumulate],
+        out_bytes=OUTPUT_BYTES[setup.output], c_bytes=OUTPUT_BYTES[setup.output] * setup.reads_c)
     return Hardware(**{name: np.asarray(v, float) for name, v in values.items()})
 
 
@@ -317,9 +320,10 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     activation format; 1-4 or 8 for the mixed-precision kernels; group scales; table width);
     setup: how it runs (``Setup``: the operands' data, persistent stream-K candidates, a serial
     SM90 epilogue, the accumulators, the LUT table precompute fused or separate, the timing
-    method's own fixed cost). The loose keywords of earlier versions (weight_bits, group_size,
-    zero_points, lut_bits, precompute, inputs, persistent, serial_epilogue, accumulate; and
-    timing) fill the records (``records``).
+    method's own fixed cost, the output's format and whether C is read). The loose keywords of
+    earlier versions (weight_bits, group_size, zero_points, lut_bits, precompute, inputs,
+    persistent, serial_epilogue, accumulate; and timing, output, reads_c) fill the records
+    (``records``).
 
     Before the GEMM, a ``cublas_quantize`` kernel's activation quantization
     (``quantize_seconds``) or a separate table precompute (``precompute_seconds``) is added.

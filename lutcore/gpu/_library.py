@@ -29,6 +29,12 @@ PRECOMPUTE = ("fused", "separate")
 # whose layer time also holds a fixed cost per profiled layer beyond the kernels' own (its
 # events bracket the plugin's enqueue: tactic lookup, CUTLASS argument set-up and launch).
 TIMINGS = ("events", "trt_layer_profiler")
+# Bytes per element of the output C / D a kernel writes (cublasGemmEx's Ctype: CUDA_R_16F /
+# 16BF, 32F, 32I; CUTLASS's ElementC, e.g. int8 with LinearCombinationClamp; a TileLang kernel's
+# C tensor dtype, e.g. float8_e4m3); the default "fp16": the 16-bit output, beta 0, of every
+# calibration set's kernel (torch matmuls; aiconfigurator@095f58a collector/{trtllm,vllm,sglang}/
+# collect_gemm.py: Linear / RowParallelLinear with bias=False, F.linear(a, b, None))
+OUTPUT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "int32": 4, "int8": 1, "fp8": 1}
 # Seconds each timing adds: the profiler's fixed cost per layer, calibrated by
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
 # (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work); taken by every GPU
@@ -140,7 +146,9 @@ class Setup:
     after their mainloop, ``_tiles`` T5), ``accumulate`` (``ACCUMULATE``: the tensor-core
     accumulators; "fp16" for fp16 activations on a tensor-core kernel), ``precompute`` (the LUT
     Tensor Core's tables ``"fused"`` into the producer or a ``"separate"`` kernel), ``timing``
-    (``TIMINGS``: what the measured time holds beyond the device time, ``TIMING_OVERHEAD``)."""
+    (``TIMINGS``: what the measured time holds beyond the device time, ``TIMING_OVERHEAD``),
+    ``output`` (the format of the C / D it writes, ``OUTPUT_BYTES``) and ``reads_c`` (beta != 0:
+    the epilogue reads C in that format before writing D)."""
 
     inputs: str = "random"
     persistent: bool = True
@@ -148,9 +156,12 @@ class Setup:
     accumulate: str = "fp32"
     precompute: str = "fused"
     timing: str = "events"
+    output: str = "fp16"
+    reads_c: bool = False
 
     def __post_init__(self):
         check.one_of("inputs", self.inputs, INPUT_DATA)
+        check.one_of("output", self.output, OUTPUT_BYTES)
         check.one_of("timing", self.timing, TIMINGS)
         check.one_of("accumulate", self.accumulate, ACCUMULATE)
         check.one_of("precompute", self.precompute, PRECOMPUTE)
@@ -278,7 +289,7 @@ WORK = {name: record.work for name, record in KERNEL_LIBRARY.items()}
 QUANT_KEYWORDS = {"weight_bits": "weight_bits", "group_size": "group_size",
                   "zero_points": "zero_points", "lut_bits": "table_bits"}
 SETUP_KEYWORDS = ("inputs", "persistent", "serial_epilogue", "accumulate", "precompute",
-                  "timing")
+                  "timing", "output", "reads_c")
 
 
 def kernel_record(kernel) -> Kernel:

@@ -119,8 +119,9 @@ TENSOR_CORES_PER_SM = 4  # S1, S3, S4: four tensor cores per SM (one per SM sub-
 # applications' shapes too; a library rate, 4.5 % below C1's best-shape MAMF fraction, which the
 # FP8 kernels of DeepGEMM and TileLang reach; 0.5878 while those loads were priced at the DRAM
 # rate, which left the slow passes inside the GEMM's rate). The
-# model's pipe overlap and fixed costs are inside the measured times.
-FP16_A100, FP16_H100, FP8_H100 = 0.9019, 0.7698, 0.6914
+# model's pipe overlap, fixed costs and (the A100's mma.sync kernels) stores after the mainloop
+# (_tiles T5) are inside the measured times.
+FP16_A100, FP16_H100, FP8_H100 = 0.9255, 0.7698, 0.6914
 # The FP8 fractions with which the tile model reproduces C1's FP8 MAMF rows (best shapes)
 MAMF_FP8_H100, MAMF_FP8_H200 = 0.7276, 0.7766
 # The H200 FP8 fraction: the H100's times the ratio of their MAMF rows (C1, one search each)
@@ -131,12 +132,12 @@ FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
 # priced); the RTX 3090
 # (the same third-generation tensor core) takes it. (Before these measurements it was the
 # 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
-INT8_A100 = 0.7977
+INT8_A100 = 0.8656
 # TensorRT-LLM's own 16-bit rate (its release's cuBLAS), calibrated on the compute-bound
 # (M >= 1024) BF16 GEMMs of C5 (H100) and C6 (A100): the same shapes run 6-11 % faster there
 # than in C2's older PyTorch / cuBLAS on an H100 (median 7.5 % at M >= 1024), so the rate is the
 # library's, as TensorRT-LLM's FP8 rate (the H200 takes the H100's: same GH100 compute).
-TRTLLM_16_A100, TRTLLM_16_H100 = 0.8633, 0.8782
+TRTLLM_16_A100, TRTLLM_16_H100 = 0.9086, 0.8782
 # The 16-bit fractions with which the tile model reproduces C1's BF16 MAMF rows (the best shape
 # of a search, each GPU measured alike): the rate of a kernel whose tactic is timed at the
 # shape (TensorRT-LLM's weight-only plugin, _tiles T11), as the tile model picks its fastest
@@ -384,9 +385,9 @@ A100 = GPUSpec(
 # the 1410 MHz boost of the 400 W module; the clock is calibrated by tools/calibrate_gpu.py on
 # C2's compute-bound GEMMs (measured on this card) with the module's 16-bit fraction. Every
 # measured fraction is the A100's (C2's memory fractions were measured on this card). C1's
-# like-for-like pair (PCIe 252.9 vs SXM 271.2 TFLOPS) would put it at 1.311 GHz: the 5 % between
+# like-for-like pair (PCIe 252.9 vs SXM 271.2 TFLOPS) would put it at 1.311 GHz: the 3 % between
 # the two is the card-to-card spread of the sources (C2's cards vs C1's).
-A100_PCIE_CLOCK = 1.2475
+A100_PCIE_CLOCK = 1.2701
 # C2 (tools/calibrate_gpu.py on vidur_a100.yaml): the PCIe card's GEMV-class kernels stream at
 # 83.1 % of its DRAM peak
 GEMV_A100_PCIE = 0.8314

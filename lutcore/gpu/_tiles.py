@@ -13,7 +13,8 @@ shared memory in k-slabs of tk. For every candidate tile:
   (dequantization, software lookups, table builds); shared-memory bytes written (the slabs) and
   read (each MMA group reads its wm rows of A and wn columns of W for the whole K);
 - traffic: bytes every tile pulls from L2 (rows and columns that exist, no padding) plus
-  split-K partial sums, and DRAM bytes: compulsory when A and W fit in L2 together, else each
+  split-K partial sums and the output (D written, C read first where beta != 0, in the
+  ``Setup``'s output format), and DRAM bytes: compulsory when A and W fit in L2 together, else each
   wave of concurrent tiles (a near-square block) reads its own A and W panels once;
 - selection: the SM busiest with ceil(tiles / SMs) tiles overlaps its pipes (a tile costs the
   max of them); the kernel takes the max of that, the L2 time and the DRAM time, plus the fixed
@@ -44,18 +45,27 @@ T4 Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for De
    the same bytes as 32-64 tiles of N = 4096, K = 1024, a second kernel's fixed cost, where a
    stream-K kernel would spread either over every SM in one kernel (Vidur's H100 GEMMs 8.2 ->
    6.9 % MAPE, aiconfigurator's TensorRT-LLM BF16 / FP8 5.5 -> 4.7 %, before the refit).
-T5 Epilogue: by default a tile's output store overlaps the MMAs (co-resident CTAs, asynchronous
-   TMA stores, or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile:
-   L. Wright, A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel", pytorch.org/blog/
-   cutlass-ping-pong-gemm-kernel, 2024), and the output is part of the mainloop's traffic. A
-   kernel whose consumer warpgroups store a finished tile before they start the next tile's
-   MMAs (``Work.serial_store``, SM90 tiles only) adds the store after the mainloop: every SM's
-   tiles take the same time, so the SMs store together, at the DRAM rate (the output's bytes /
-   DRAM bandwidth). Which kernels do so is measured, not assumed: DeepGEMM's FP8 kernel
-   (measured/deepgemm_h800.yaml: its rate's fall with K at M = 4096 follows a DRAM-rate serial
-   store, neither an overlapped nor an L2-rate one) does; cuBLAS's H100 kernels (the
-   compute-bound GEMMs of measured/vidur_h100.yaml: a serial store biases them from -8 % to
-   +9 % as the output's share grows; overlapped, flat) do not.
+T5 Epilogue: a CTA stores its finished tile (reading C first where beta != 0) after its mainloop.
+   Where every tile takes the same time the SMs reach their epilogues together, co-resident CTAs
+   of a wave included, and the store runs after the mainloop at the DRAM rate (the output's bytes
+   / DRAM bandwidth): the kernels without warp specialization (tiles of group 0 or 1: the
+   mma.sync kernels with CUTLASS 2.x epilogues, cuBLAS's and CUTLASS's Ampere kernels,
+   TensorRT-LLM's sm80 tactics, fpA_intB, Marlin; the CUDA-core GEMV and LUT-GEMM; the LUT Tensor
+   Core's LMMA tiles) and SM90 kernels whose consumer warpgroups store a finished tile before the
+   next tile's MMAs (``Work.serial_store``). Other SM90 kernels overlap it (asynchronous TMA
+   stores, or a Ping-Pong kernel whose other consumer warpgroup runs its mainloop meanwhile: L.
+   Wright, A. Hoque, "Deep Dive on CUTLASS Ping-Pong GEMM Kernel",
+   pytorch.org/blog/cutlass-ping-pong-gemm-kernel, 2024): the output is mainloop traffic.
+   Measured, not assumed: DeepGEMM's FP8 kernel (measured/deepgemm_h800.yaml: its rate's fall
+   with K at M = 4096 follows a DRAM-rate serial store, neither an overlapped nor an L2-rate one)
+   stores serially; cuBLAS's H100 kernels (the compute-bound GEMMs of measured/vidur_h100.yaml: a
+   serial store biases them from -8 % to +9 % as the output's share grows; overlapped, flat) do
+   not; on the A100 calibration sets the serial store of the mma.sync kernels removes most of the
+   trend in the output's share (TensorRT-LLM's K = 1024 rows, the largest share, from -31..0 % to
+   -24..+11 % in BF16 and -26..-18 % to -14..-3 % in SmoothQuant INT8, the A100 fractions refit:
+   its table 11.31 -> 11.03 %, SGLang's 9.01 -> 8.65 %, vLLM's 9.42 -> 8.89 %; LLMServingSim's
+   RTX 3090 projections 10.50 -> 10.08 %; Vidur's 5.89 -> 5.90 %; worse: the A100 attention table
+   10.65 -> 10.85 %, Vidur's layers 3.30 -> 3.46 %).
 T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, as TVM builds
    them: tlc-pack/cutlass_fpA_intB_gemm@390e821 and @74ee6cb, cutlass_heuristic.cc and
    fpA_intB_gemm_template.h): CTA tiles 32 / 64 / 128 x 128 x 64 of four warps side by side
@@ -174,6 +184,8 @@ class Hardware(NamedTuple):
     weight_bits: jnp.ndarray
     macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock, x achievable fraction
     accumulator_bytes: jnp.ndarray  # bytes per accumulator (registers, split-K partial sums)
+    out_bytes: jnp.ndarray  # bytes per output element written (D)
+    c_bytes: jnp.ndarray  # bytes per output element read before (C, beta != 0; else 0)
 
 
 class Work(NamedTuple):
@@ -234,7 +246,7 @@ class Traffic(NamedTuple):
     waves: jnp.ndarray
     l2_bytes: jnp.ndarray
     dram_bytes: jnp.ndarray
-    out_bytes: jnp.ndarray  # of them, the output's (written once)
+    out_bytes: jnp.ndarray  # of them, the output's (D written once, C read where beta != 0)
 
 
 class GemmLatency(NamedTuple):
@@ -334,7 +346,7 @@ def traffic(hw: Hardware, c: dict, m, n, k, occ: Occupancy) -> Traffic:
     tile_bytes = k_part * (rows * hw.a_bytes + cols * hw.w_bytes / multicast)
     partials = jnp.where(c["split"] > 1, 2 * m * n * hw.accumulator_bytes * c["split"], 0.0)
     partials += c["streamk"] * 2 * hw.sms * c["tm"] * c["tn"] * hw.accumulator_bytes  # T4 fixup
-    out = m * n * 2.0
+    out = m * n * (hw.out_bytes + hw.c_bytes)
     l2_bytes = tiles * tile_bytes + partials + out
     # A wave of concurrent tiles (rasterized as a near-square block of R x C tiles) shares its
     # A and W panels through L2; panels are re-read from DRAM wave after wave (each tile
@@ -377,9 +389,10 @@ def prologues(hw: Hardware, c: dict, tiles_per_sm, occ: Occupancy):
 
 def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
     """(mainloop L2 seconds, mainloop DRAM seconds, serial store seconds) of every candidate:
-    with ``work.serial_store`` the SM90 tiles store their output after the mainloop at the DRAM
-    rate (T5); otherwise, and for the other tiles, the store is mainloop traffic."""
-    store = jnp.where((c["group"] == 4) & work.serial_store, moved.out_bytes, 0.0)
+    the tiles without warp specialization (group 0 or 1), and with ``work.serial_store`` the
+    SM90 tiles, store their output after the mainloop at the DRAM rate (T5); the other SM90
+    tiles' store is mainloop traffic."""
+    store = jnp.where((c["group"] != 4) | work.serial_store, moved.out_bytes, 0.0)
     return ((moved.l2_bytes - store) / hw.l2_bandwidth,
             (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
 

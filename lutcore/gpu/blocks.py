@@ -35,6 +35,7 @@ from ._library import (
     FPA_INTB_DEQUANT,
     KERNEL_LIBRARY,
     KERNELS,
+    OUTPUT_BYTES,
     PRECOMPUTE,
     QUANTIZE_STEP,
     TENSOR_CORE_KERNELS,
