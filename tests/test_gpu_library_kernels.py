@@ -264,8 +264,9 @@ def test_mma_sync_kernels_are_capped_on_hopper_only():
     977.9 / 1513 (INT8) or 494.4 / 756.5 (FP16) of the peak on zero inputs, over 295 / 257 (C3)
     on random ones: INT8 4096 MACs x 0.56308 = 2306.4 per SM per clock on the H200, where
     cuBLAS's wgmma keeps its FP8 MAMF fraction 0.7766 (3180.95); on the A100, whose native MMA
-    is mma.sync, SmoothQuant keeps its calibrated INT8 fraction (2048 x 0.8656)."""
+    is mma.sync, SmoothQuant keeps its calibrated INT8 fraction (2048 x INT8_A100)."""
     from lutcore.gpu import _kernels
+    from lutcore.gpu._specs import INT8_A100
     zeros = 295 / 257
     sq = _kernels.hardware(gpu.H200, "trtllm_smoothquant", "int8").macs
     assert float(sq) == pytest.approx(4096 * 977.9 / 1513 / zeros, rel=2e-4)
@@ -274,7 +275,7 @@ def test_mma_sync_kernels_are_capped_on_hopper_only():
     marlin = _kernels.hardware(gpu.H100, "marlin", "fp16", 4).macs
     assert float(marlin) == pytest.approx(2048 * 494.4 / 756.5 / zeros, rel=2e-4)
     assert float(_kernels.hardware(gpu.A100, "trtllm_smoothquant", "int8").macs) == (
-        pytest.approx(2048 * 0.8656, rel=1e-9))
+        pytest.approx(2048 * INT8_A100, rel=1e-9))
     # the cap shows in a compute-bound SmoothQuant GEMM: on the same tile its MMAs take the
     # rates' ratio longer, and the whole kernel (its store and fixed costs the same) > 15 %
     uncapped = dataclasses.replace(gpu.H200, mma_sync_fraction=())

@@ -106,7 +106,7 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 # FP16 causal prefill PyTorch runs on its FlashAttention-2 kernel (``_flash``). No host or
 # step timing of it in a calibration set.
 HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
-                     "attention_call", kernel_latency=2.385e-6, attention_call=1.502e-6,
+                     "attention_call", kernel_latency=2.385e-6, attention_call=1.570e-6,
                      flash=FLASH_ATTENTION_2)
 
 # The flash-attn package called directly (FlashAttention-3's benchmark of FlashAttention-2): the

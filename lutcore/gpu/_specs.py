@@ -132,7 +132,7 @@ FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
 # priced); the RTX 3090
 # (the same third-generation tensor core) takes it. (Before these measurements it was the
 # 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
-INT8_A100 = 0.8656
+INT8_A100 = 0.8657
 # TensorRT-LLM's own 16-bit rate (its release's cuBLAS), calibrated on the compute-bound
 # (M >= 1024) BF16 GEMMs of C5 (H100) and C6 (A100): the same shapes run 6-11 % faster there
 # than in C2's older PyTorch / cuBLAS on an H100 (median 7.5 % at M >= 1024), so the rate is the
@@ -144,7 +144,7 @@ TRTLLM_16_A100, TRTLLM_16_H100 = 0.9086, 0.8782
 # tile; C2's and C5's fractions hold cuBLAS's heuristic pick at applications' shapes. Check
 # on C6 (TensorRT-LLM's A100 weight-only GEMMs, M >= 1024): tools/calibrate_gpu.py. The H200
 # takes the H100's (no BF16 MAMF row; same GH100 compute).
-BEST_16_A100, BEST_16_H100 = 0.9562, 0.9530
+BEST_16_A100, BEST_16_H100 = 0.9961, 0.9530
 # Tensor-core rate by input data, relative to random (normal or uniform real) inputs, the data of
 # every measurement the fractions above come from: under the power limit the SM clock falls
 # further the more bits the operands toggle. C3 (tools/calibrate_gpu.py, like for like on one
