@@ -12,6 +12,7 @@ import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+import _fit_attention  # noqa: E402
 import calibrate_gpu  # noqa: E402
 
 LLAMA = gpu.llm_shape("llama2-7b")
@@ -266,11 +267,11 @@ def test_tensorrt_llm_attention_constants_are_the_fits(architecture):
     rows are unbiased and the fixed costs are their least-squares fit (one round of the tool's
     alternation, which has settled)."""
     record = gpu.FRAMEWORKS["tensorrt_llm"].on(architecture)
-    assert abs(calibrate_gpu.attention_rate_bias(architecture)) < 2e-3
+    assert abs(_fit_attention.attention_rate_bias(architecture)) < 2e-3
     fields = {f: getattr(record, f) for f in ("attention_rate", "attention_call",
                                               "attention_tile", "decode_call",
                                               "decode_sequence", "decode_wave")}
-    for field, value in calibrate_gpu.attention_fixed_costs(architecture, **fields).items():
+    for field, value in _fit_attention.attention_fixed_costs(architecture, **fields).items():
         assert getattr(record, field) == pytest.approx(value, rel=5e-3, abs=1e-9), field
 
 

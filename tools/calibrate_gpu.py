@@ -88,41 +88,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
-import pathlib
 
 import numpy as np
-import yaml
+from _fit import _bisect, _load, relative_fit, relative_line
+from _fit_attention import ATTENTION_SETS, attention_constants
 
-MEASURED = pathlib.Path(__file__).resolve().parents[1] / "experiments/reference/measured"
 # the GPU each Vidur profile set was taken on, and the GPUs of its all-reduce sets
 VIDUR = {"a100-pcie": "vidur_a100.yaml", "h100": "vidur_h100.yaml"}
 ALLREDUCE = {"a100": "a100", "a100-pcie": "a100", "h100": "h100"}
 # the spec whose memory constants a GPU takes from a Vidur set
 MEMORY_FROM = {"a100": "a100-pcie", "a100-pcie": "a100-pcie", "h100": "h100"}
-
-
-@functools.cache
-def _load(name: str) -> dict:
-    data = yaml.safe_load((MEASURED / name).read_text())
-    if data["role"] != "calibration":
-        raise ValueError(f"{name} is not a calibration set (role {data['role']!r})")
-    return data
-
-
-def relative_fit(columns, gap, measured) -> tuple[float, ...]:
-    """Coefficients c minimizing sum(((sum_i c_i columns_i - gap) / measured)^2): what a
-    row's ``gap`` (measured minus modeled) is made of, in relative terms of each row."""
-    measured = np.asarray(measured, float)
-    design = np.stack([np.broadcast_to(np.asarray(c, float), measured.shape) for c in columns],
-                      axis=1) / measured[:, None]
-    coefficients, *_ = np.linalg.lstsq(design, np.asarray(gap, float) / measured, rcond=None)
-    return tuple(map(float, coefficients))
-
-
-def relative_line(x, y):
-    """Intercept a and slope b of y = a + b x minimizing sum(((a + b x - y) / y)^2)."""
-    return relative_fit((1.0, x), y, y)
 
 
 def _projections(model: dict) -> dict:
@@ -192,15 +167,6 @@ def input_rates() -> dict:
         rates.update({kind: tflops / rows["random"] for kind, tflops in rows.items()
                       if kind != "random"})
     return rates
-
-
-def _bisect(error_at, low: float = 0.3, high: float = 1.0) -> float:
-    """The value in [low, high] at which ``error_at(value)`` (relative error vs the
-    measurement, falling as the value rises) crosses 0."""
-    for _ in range(30):
-        mid = (low + high) / 2
-        low, high = (mid, high) if error_at(mid) > 0 else (low, mid)
-    return (low + high) / 2
 
 
 def mamf_error(entry: dict, fraction: float) -> float:
@@ -490,82 +456,6 @@ def flash_round_seconds(architecture: str) -> float:
     """The time of a round of FlashAttention-2's CTAs (``FlashKernel.round_seconds``) leaving
     its ``FLASH_SETS`` rows unbiased."""
     return _bisect(lambda t: -float(np.mean(flash_errors(architecture, t))), 0.0, 2e-5)
-
-
-# TensorRT-LLM's attention tables per architecture (its sm80 and sm90 kernels are other builds)
-ATTENTION_SETS = {"ampere": "aiconfigurator_attention_a100_sxm.yaml",
-                  "hopper": "aiconfigurator_attention_h100_sxm.yaml"}
-ATTENTION_BOUND_TOKENS = 4096  # context rows this long are compute-bound (rate only)
-ATTENTION_ROUNDS = 3  # rate, then the fixed costs, in turn: the values settle within 3 rounds
-
-
-def attention_rows(framework, name: str) -> tuple:
-    """(batch, tokens, measured s, modeled s) of every row of the attention set ``name`` with
-    TensorRT-LLM's attention costs as in ``framework`` (on every architecture), each set's
-    deployment otherwise (its KV pool)."""
-    from experiments.lut_tensor_core import _measured
-
-    data = _load(name)
-    framework = dataclasses.replace(framework, by_architecture=())
-    out = []
-    for entry in data["sets"]:
-        deployment = dataclasses.replace(_measured._deployment(entry), framework=framework)
-        _, _, measured, modeled = _measured.attention_points(data, entry, deployment=deployment)
-        rows = np.array(entry["points"], float)
-        out.append((rows[:, 0], rows[:, 1], measured, modeled))
-    return tuple(np.concatenate(c) for c in zip(*out))
-
-
-def _attention_model(architecture: str, **fields) -> tuple:
-    """``attention_rows`` of ``architecture``'s set with TensorRT-LLM's record there, ``fields``
-    replaced."""
-    import lutcore.gpu as gpu
-
-    record = gpu.FRAMEWORKS["tensorrt_llm"].on(architecture)
-    return attention_rows(dataclasses.replace(record, **fields), ATTENTION_SETS[architecture])
-
-
-def attention_rate_bias(architecture: str, **fields) -> float:
-    """Mean relative error of the compute-bound context rows (tokens >=
-    ``ATTENTION_BOUND_TOKENS``) of ``architecture``'s set (``_attention_model``)."""
-    _, tokens, measured, modeled = _attention_model(architecture, **fields)
-    keep = tokens >= ATTENTION_BOUND_TOKENS
-    return float(np.mean(modeled[keep] / measured[keep] - 1))
-
-
-def attention_fixed_costs(architecture: str, **fields) -> dict:
-    """The per-call time and the time per round of FMHA CTAs (context rows), the decode
-    kernel's per-call time, per-sequence time (MHA) and time per wave of its XQA grid (grouped
-    query), by relative least squares on what each row has beyond the modeled kernels (the
-    rounds, sequences and waves columns: the model's response to a second of each), the other
-    costs as in ``fields``."""
-    zero = {**fields, "attention_call": 0.0, "attention_sequence": 0.0, "attention_tile": 0.0,
-            "decode_call": 0.0, "decode_sequence": 0.0, "decode_wave": 0.0}
-    batch, tokens, measured, bare = _attention_model(architecture, **zero)
-    rounds, sequences, waves = (_attention_model(architecture, **{**zero, name: 1.0})[3] - bare
-                                for name in ("attention_tile", "decode_sequence", "decode_wave"))
-    fitted = {"attention_sequence": 0.0}
-    for names, columns, keep in ((("attention_call", "attention_tile"), (rounds,), tokens > 1),
-                                 (("decode_call", "decode_sequence", "decode_wave"),
-                                  (sequences, waves), tokens == 1)):
-        fitted |= dict(zip(names, relative_fit((1.0, *(c[keep] for c in columns)),
-                                               measured[keep] - bare[keep], measured[keep])))
-    return fitted
-
-
-def attention_constants(architecture: str) -> dict:
-    """TensorRT-LLM's attention costs on ``architecture`` (lutcore.gpu._frameworks.TENSORRT_LLM
-    and its ``by_architecture`` records), from its ``ATTENTION_SETS`` set: the FMHA rate leaving
-    the compute-bound context rows unbiased (``attention_rate_bias``), then the fixed costs
-    (``attention_fixed_costs``), in turn, ``ATTENTION_ROUNDS`` times from no fixed costs."""
-    fitted = {"attention_call": 0.0, "attention_sequence": 0.0, "attention_tile": 0.0,
-              "decode_call": 0.0, "decode_sequence": 0.0, "decode_wave": 0.0}
-    for _ in range(ATTENTION_ROUNDS):
-        fitted["attention_rate"] = _bisect(
-            lambda rate, costs=dict(fitted): attention_rate_bias(
-                architecture, **{**costs, "attention_rate": rate}), 0.2, 1.0)
-        fitted |= attention_fixed_costs(architecture, **fitted)
-    return fitted
 
 
 # The GPUs whose GEMM DRAM rate is fitted on their own L2-defeated GEMV-class GEMMs instead of
