@@ -188,7 +188,7 @@ def test_eager_norm_is_eight_kernels_at_the_framework_kernel_time():
                                   launch=0.0)["attention_norm"]
     bytes_moved = 4096 * (10 + 8) * 2.0 - 4096 * 2.0  # the residual read from the L2
     expected = 8 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + max(
-        bytes_moved / spec.achievable_dram_bandwidth, 8 * 4096 * 8 / spec.cuda_core_flops)
+        bytes_moved / spec.achievable_dram_bandwidth, 8 * 4096 * 8 / spec.vector_flops)
     assert float(seconds) == pytest.approx(expected, rel=1e-6)
 
 
@@ -203,13 +203,18 @@ def test_eager_rotary_is_issue_bound_at_long_prompts():
     seconds = gpu.layer_breakdown(spec, LLAMA, eager, gpu.workload(1, 2048),
                                   launch=0.0)["rotary_embedding"]
     elements = 2048 * 64 * 128
-    issue = elements * 4.5 * EAGER_ROTARY_OPERATIONS / spec.cuda_core_flops
+    issue = elements * 4.5 * EAGER_ROTARY_OPERATIONS / spec.vector_flops
     assert issue > elements * 20 / spec.achievable_dram_bandwidth
     expected = 10 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + issue
     assert float(seconds) == pytest.approx(expected, rel=1e-6)
     vectorized = gpu.layer_breakdown(spec, LLAMA, gpu.DEPLOYMENTS["vllm"], gpu.workload(1, 2048),
                                      launch=0.0)["rotary_embedding"]
     assert float(vectorized) < float(seconds) / 4  # the row kernel streams
+    # on an H100 these kernels (no tensor-core work) run at the 1.98 GHz boost clock: 67 TF
+    h100 = gpu.layer_breakdown(gpu.H100, LLAMA, eager, gpu.workload(1, 2048),
+                               launch=0.0)["rotary_embedding"]
+    assert float(h100) == pytest.approx(10 * gpu.FRAMEWORKS["hf_eager"].kernel_latency + elements
+                                        * 4.5 * EAGER_ROTARY_OPERATIONS / 66.9e12, rel=2e-3)
 
 
 def test_eager_rotary_operations_are_the_fit():

@@ -458,7 +458,7 @@ def eager_rotary_operations(kernel_latency: float) -> float:
     head_dim = model["hidden"] / model["heads"]
     written = rows[:, 0] * (model["heads"] + model["kv_heads"]) * head_dim * write
     fixed = 2 * kernels * kernel_latency / measured
-    issue = written / spec.cuda_core_flops / measured
+    issue = written / spec.vector_flops / measured
     return float((len(rows) - fixed.sum()) / issue.sum())
 
 

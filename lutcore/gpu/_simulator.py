@@ -139,7 +139,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   flash_mac=costs[0], flash_score=costs[1],
                   flash_round=flash.round_time(gpu.architecture) if flash else 0.0,
                   dram_bandwidth=gpu.achievable_dram_bandwidth,
-                  cuda_core_flops=gpu.cuda_core_flops,
+                  cuda_core_flops=gpu.vector_flops,
                   launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
                   kernel_latency=_either(frame.kernel_latency, gpu.kernel_latency),
                   attention_call=frame.attention_call,
