@@ -246,6 +246,15 @@ def test_table1_two_rows(tmp_path):
     storable(ds, tmp_path)
 
 
+def test_table1_normalized_clock_is_every_clock_of_the_gpu():
+    """Table 1's 1.41 GHz normalization holds the H100's kernels without tensor-core work there
+    too (else they would keep its 1.98 GHz boost): its CUDA-core lanes at 1.41 GHz."""
+    row = next(r for r in TABLE1.module.ROWS if r[0] == "H100 FP8 TC")
+    spec = TABLE1.module._spec(row, True)
+    assert spec.vector_flops == spec.cuda_core_flops == pytest.approx(128 * 132 * 2 * 1.41e9)
+    assert TABLE1.module._spec(row, False).vector_flops == gpu.H100.vector_flops
+
+
 def test_table1_density_arithmetic_finds_the_int8_row():
     """624 TOPs / (0.312 mm2 x 108 SMs) = 18.52, printed 17.73; every other row recomputes
     within the rounding of its printed peak and area."""
