@@ -90,9 +90,10 @@ EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0,
 # OffsetCalculator): they are bound by instruction issue, not DRAM (LLMServingSim's H100 / RTX
 # 3090 time ratio at 1024-2048 tokens is 1.87-1.94, their CUDA-core ratio, not their DRAM
 # ratio 3.6; the contiguous SiLU x up kernels: 3.5). CUDA-core operations per element written,
-# fitted on LLMServingSim RTX 3090 rotary rows at >= 512 tokens (llmservingsim_rtx3090.yaml,
-# calibration; tools/calibrate_gpu.py eager_rotary_operations).
-EAGER_ROTARY_OPERATIONS = 224.4
+# fitted on LLMServingSim RTX 3090 rotary rows (llmservingsim_rtx3090.yaml, calibration;
+# tools/calibrate_gpu.py eager_rotary: with the strided kernels' fixed time, HF_EAGER's
+# strided_latency, the pair leaving the rows at <= 16 and at >= 512 tokens unbiased).
+EAGER_ROTARY_OPERATIONS = 217.0
 # Query rows per CTA of the FMHA (one head each): TensorRT-LLM's flash-attention kernels for
 # head size 128 on Hopper, fmha_v2_flash_attention_{fp16,bf16}_64_128_S_qkv_128_tma_ws_sm90
 # (NVIDIA/TensorRT-LLM@03cdd5a, cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/cubin/
@@ -232,7 +233,8 @@ class Operator(NamedTuple):
     ``row_trips``: a row kernel's rows (CTAs) and dependent DRAM round trips per row (module
     doc; the FMHA: its CTAs, one query tile of one head each; 0 for other kernels).
     ``fresh_bytes``: of a memory operator's reads, the bytes the kernel just before it wrote
-    (module doc: read from the L2 when they fit in it)."""
+    (module doc: read from the L2 when they fit in it). ``strided``: its kernels take strided
+    operands (ATen's non-vectorized path: the framework's ``strided_latency`` each)."""
 
     name: str
     kind: str
@@ -247,6 +249,7 @@ class Operator(NamedTuple):
     row_trips: jnp.ndarray = 0.0
     fresh_bytes: jnp.ndarray = 0.0
     sequences: jnp.ndarray = 0.0
+    strided: bool = False
 
     @property
     def sizes(self) -> tuple:
@@ -256,12 +259,13 @@ class Operator(NamedTuple):
 
 
 def _memory(name, read_elements, write_elements, flops_per_element, *, launches=1.0,
-            rows=0.0, row_trips=0.0, fresh_elements=0.0):
+            rows=0.0, row_trips=0.0, fresh_elements=0.0, strided=False):
     """A memory-bound operator on FP16 elements (a row kernel: ``rows``, ``row_trips``;
-    ``fresh_elements`` of its reads the kernel before it wrote)."""
+    ``fresh_elements`` of its reads the kernel before it wrote; ``strided``: ``Operator``'s)."""
     return Operator(name, "memory", dram_bytes=(read_elements + write_elements) * FP16_BYTES,
                     cuda_flops=flops_per_element * write_elements, launches=launches,
-                    rows=rows, row_trips=row_trips, fresh_bytes=fresh_elements * FP16_BYTES)
+                    rows=rows, row_trips=row_trips, fresh_bytes=fresh_elements * FP16_BYTES,
+                    strided=strided)
 
 
 def _norm(name, rows, hidden, residual_in, trips, eager: bool) -> Operator:
@@ -317,7 +321,7 @@ def _rotary(llm, rows, heads, kv_heads, head_dim, eager: bool = False) -> Operat
         kernels, read, write = EAGER["rotary"]
         return _memory("rotary_embedding", q_and_k * read, q_and_k * write,
                        EAGER_ROTARY_OPERATIONS, launches=2.0 * kernels * llm.rotary,
-                       fresh_elements=q_and_k)
+                       fresh_elements=q_and_k, strided=True)
     pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
     threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
     trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)

@@ -91,6 +91,7 @@ class Machine(NamedTuple):
     cuda_core_flops: jnp.ndarray
     launch_overhead: jnp.ndarray
     kernel_latency: jnp.ndarray
+    strided_latency: jnp.ndarray
     link_bandwidth: jnp.ndarray
     allreduce_latency: jnp.ndarray
     allreduce_hop_latency: jnp.ndarray
@@ -142,6 +143,8 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   cuda_core_flops=gpu.vector_flops,
                   launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
                   kernel_latency=_either(frame.kernel_latency, gpu.kernel_latency),
+                  strided_latency=_either(frame.strided_latency,
+                                          _either(frame.kernel_latency, gpu.kernel_latency)),
                   attention_call=frame.attention_call,
                   attention_sequence=frame.attention_sequence,
                   attention_rate=frame.attention_rate,
@@ -232,7 +235,8 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
             seconds[op.name] = memory_seconds(
                 dram, op.cuda_flops, op.launches * (op.kind == "memory"),
                 dram_bandwidth=mach.dram_bandwidth, cuda_core_flops=mach.cuda_core_flops,
-                kernel_latency=mach.kernel_latency, floor=rows)
+                kernel_latency=mach.strided_latency if op.strided else mach.kernel_latency,
+                floor=rows)
     for kind in ("gemm", "attention"):
         group = [op for op in ops if op.kind == kind]
         if not group:
