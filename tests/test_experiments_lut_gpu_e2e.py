@@ -77,7 +77,9 @@ def test_eager_row_kernels_launch_what_transformers_runs():
                                                      is_lut=False)}
     assert (ops["attention_norm"].launches, ops["rotary_embedding"].launches,
             ops["activation"].launches) == (8.0, 10.0, 2.0)
-    assert float(ops["attention_norm"].dram_bytes) == 2 * 4096 * (20 + 16)
+    parts = ops["attention_norm"].parts
+    assert sum(float(p.dram_bytes) for p in parts) == 2 * 4096 * (20 + 16)
+    assert [p.strided for p in parts].count(True) == 2  # x rsqrt and weight x: broadcasts
     one = gpu.layer_breakdown(gpu.H100, shape, deployment, gpu.workload(1, 1), launch=0.0)
     assert float(one["attention_norm"]) >= 8 * gpu.H100.kernel_latency
 

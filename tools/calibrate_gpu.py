@@ -64,10 +64,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - TensorRT-LLM's attention costs per architecture (aiconfigurator_attention_{a100,h100}_sxm
   .yaml, ``attention_constants``): its FMHA's rate, per-call time and time per round of CTAs
   on the context rows, its generation kernel's per-call and per-sequence times;
-- HF eager's kernel time and attention call (llmservingsim_rtx3090.yaml, <= 16 tokens), and
-  its rotary kernels' CUDA-core operations per element written (``_operators.
-  EAGER_ROTARY_OPERATIONS``, the same set's rotary rows at >= 512 tokens, where those strided
-  kernels are issue-bound): each leaving its rows unbiased;
+- HF eager's contiguous kernel time (its norms and activation) and attention call
+  (llmservingsim_rtx3090.yaml, <= 16 tokens), and its strided kernels' fixed time with their
+  CUDA-core operations per element written (``_operators.EAGER_STRIDED_OPERATIONS``; the same
+  set's rotary rows at <= 16 and at >= 512 tokens, where those kernels are issue-bound): each
+  leaving its rows unbiased;
 - the time of a round of FlashAttention-2's CTAs on Hopper (``_flash.FLASH_ATTENTION_2
   .round_seconds``, fa3_paper_h100.yaml: the kernel alone, causal, head dim 128, 512-16k
   tokens): the value leaving its rows unbiased, by bisection (the kernel's iterations priced
@@ -444,17 +445,17 @@ EAGER_STREAM_TOKENS = 512  # rotary rows this long are issue-bound (the fixed ti
 def eager_rotary() -> tuple[float, float]:
     """(strided_latency, operations): the fixed time of one of the eager rotary's strided ATen
     kernels (lutcore.gpu._frameworks.HF_EAGER) and their CUDA-core operations per element
-    written (lutcore.gpu._operators.EAGER_ROTARY_OPERATIONS), the pair leaving the rotary rows
+    written (lutcore.gpu._operators.EAGER_STRIDED_OPERATIONS), the pair leaving the rotary rows
     of ``EAGER_SET`` unbiased both at up to ``EAGER_TOKENS`` tokens (the fixed time's rows) and
     at >= ``EAGER_STREAM_TOKENS`` (the issue's), each row priced as its kernels' fixed time plus
     ops x elements written / CUDA-core rate (issue-bound at every length: two linear equations)."""
     import lutcore.gpu as gpu
-    from lutcore.gpu._operators import EAGER
+    from lutcore.gpu._operators import EAGER_ROTARY
 
     data = _load(EAGER_SET)
     entry, = data["sets"]
     model, spec = entry["model"], gpu.gpu_spec(data["device"])
-    kernels, _, write = EAGER["rotary"]
+    kernels, _, write = EAGER_ROTARY
     points = np.array(entry["points"], float)
     equations = []
     for rows in (points[points[:, 0] <= EAGER_TOKENS], points[points[:, 0] >= EAGER_STREAM_TOKENS]):

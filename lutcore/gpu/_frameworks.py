@@ -110,7 +110,7 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 # FP16 causal prefill PyTorch runs on its FlashAttention-2 kernel (``_flash``). No host or
 # step timing of it in a calibration set.
 HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
-                     "strided_latency, attention_call", kernel_latency=2.257e-6,
+                     "strided_latency, attention_call", kernel_latency=2.229e-6,
                      strided_latency=2.842e-6, attention_call=1.570e-6,
                      flash=FLASH_ATTENTION_2)
 
