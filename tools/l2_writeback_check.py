@@ -12,7 +12,9 @@ the spec's size moves in that window under two policies, each simulated line by 
 from the gate GEMM on (its weights streamed through, then G written; the same for U):
 least-recently-used, and random replacement (a fluid model: each allocation evicts an equal
 share of every line). A read miss and the write-back of an evicted dirty line cost DRAM bytes;
-a write allocates without a read.
+a write allocates without a read. Beside them, the model's own count the same way (its
+modeled times less its one-token row's, ``_operators.EAGER_SWIGLU``: a read from the L2 when
+its footprint fits there, every write to DRAM).
 
 Usage: PYTHONPATH=. python tools/l2_writeback_check.py
 """
@@ -120,16 +122,19 @@ def main():
         spec, model, columns = gpu.gpu_spec(data["device"]), entry["model"], entry["columns"]
         points = np.array(entry["points"], float)
         activation = points[:, columns.index("activation")]
-        fixed = activation[points[:, 0] == 1][0]  # two kernels with next to no data
+        modeled = np.array([p.modeled for p in _measured.points(name)
+                            if p.label.endswith(": activation")])
         print(f"{name} ({data['role']}; L2 {spec.l2 / 2 ** 20:.0f} MiB): tokens, tensor MiB, "
-              f"tensors moved: measured, LRU, random replacement")
-        for tokens, seconds in zip(points[:, 0].astype(int), activation):
+              f"tensors moved: measured, model, LRU, random replacement")
+        for tokens, seconds, own in zip(points[:, 0].astype(int), activation, modeled):
             tensor = tokens * model["ffn"] * FP16
-            measured = (seconds - fixed) * spec.achievable_dram_bandwidth / tensor
+            # less the one-token row: two kernels with next to no data
+            measured, ours = ((t - t0) * spec.achievable_dram_bandwidth / tensor
+                              for t, t0 in ((seconds, activation[0]), (own, modeled[0])))
             lru, rnd = (moved(policy(spec.l2), tokens, model["ffn"], model["hidden"])
                         for policy in (LRU, Random))
-            print(f"  T={tokens:5d} {tensor / 2 ** 20:6.1f}  {measured:5.2f}  {lru:5.2f}  "
-                  f"{rnd:5.2f}")
+            print(f"  T={tokens:5d} {tensor / 2 ** 20:6.1f}  {measured:5.2f}  {ours:5.2f}  "
+                  f"{lru:5.2f}  {rnd:5.2f}")
 
 
 if __name__ == "__main__":
