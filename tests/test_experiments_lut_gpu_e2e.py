@@ -77,7 +77,9 @@ def test_eager_row_kernels_launch_what_transformers_runs():
                                                      is_lut=False)}
     assert (ops["attention_norm"].launches, ops["rotary_embedding"].launches,
             ops["activation"].launches) == (8.0, 10.0, 2.0)
-    assert float(ops["attention_norm"].dram_bytes) == 2 * 4096 * (20 + 16)
+    parts = ops["attention_norm"].parts
+    assert sum(float(p.dram_bytes) for p in parts) == 2 * 4096 * (20 + 16)
+    assert [p.strided for p in parts].count(True) == 2  # x rsqrt and weight x: broadcasts
     one = gpu.layer_breakdown(gpu.H100, shape, deployment, gpu.workload(1, 1), launch=0.0)
     assert float(one["attention_norm"]) >= 8 * gpu.H100.kernel_latency
 
@@ -244,6 +246,15 @@ def test_table1_two_rows(tmp_path):
     speedup = float(ds.decode_ms.sel(row="A100 FP16 TC") / ds.decode_ms.sel(row="A100-LUT-8X"))
     assert f"{speedup:.2f}x" in claims["max_speedup"].ours
     storable(ds, tmp_path)
+
+
+def test_table1_normalized_clock_is_every_clock_of_the_gpu():
+    """Table 1's 1.41 GHz normalization holds the H100's kernels without tensor-core work there
+    too (else they would keep its 1.98 GHz boost): its CUDA-core lanes at 1.41 GHz."""
+    row = next(r for r in TABLE1.module.ROWS if r[0] == "H100 FP8 TC")
+    spec = TABLE1.module._spec(row, True)
+    assert spec.vector_flops == spec.cuda_core_flops == pytest.approx(128 * 132 * 2 * 1.41e9)
+    assert TABLE1.module._spec(row, False).vector_flops == gpu.H100.vector_flops
 
 
 def test_table1_density_arithmetic_finds_the_int8_row():

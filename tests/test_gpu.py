@@ -42,9 +42,15 @@ def test_tensor_peaks_match_the_datasheets(spec, dtype, datasheet):
 
 def test_cuda_core_and_memory_numbers():
     assert gpu.A100.cuda_core_flops == pytest.approx(19.5e12, rel=0.005)
-    # 67 TF datasheet FP32 is at the 1.98 GHz max boost; the spec's clock is the tensor one
+    # 67 TF datasheet FP32 is at the 1.98 GHz max boost, the clock of a kernel without tensor-core
+    # work; inside a tensor-core kernel the lanes run at the tensor peaks' 1.83 GHz
+    assert gpu.H100.vector_flops == gpu.H200.vector_flops == pytest.approx(67e12, rel=0.005)
     assert gpu.H100.cuda_core_flops == pytest.approx(67e12 * 1.83 / 1.98, rel=0.01)
-    assert gpu.RTX3090.cuda_core_flops == pytest.approx(35.6e12, rel=0.005)
+    assert gpu.RTX3090.cuda_core_flops == gpu.RTX3090.vector_flops == pytest.approx(35.6e12,
+                                                                                    rel=0.005)
+    # the PCIe A100's power limit holds back its tensor-core clock, not its boost (19.5 TF)
+    assert gpu.A100_PCIE.vector_flops == gpu.A100.vector_flops == gpu.A100.cuda_core_flops
+    assert gpu.A100_PCIE.cuda_core_flops < gpu.A100.cuda_core_flops
     assert gpu.A100.l2_bandwidth == pytest.approx(5120 * 1.41e9)
     assert (gpu.H200.dram_bandwidth, gpu.H200.sms) == (4.8e12, gpu.H100.sms)
     assert gpu.A100.achievable_dram_bandwidth == pytest.approx(1.80e12)  # E2

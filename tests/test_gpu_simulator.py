@@ -25,7 +25,7 @@ def test_model_latency_is_the_hand_sum_of_its_operators():
     batch, tokens = 2, 8
     rows, spec = batch * tokens, A100
     # DRAM at the A100's streaming 1.80 TB/s (E2); CUDA cores at peak; 2.0 us per kernel (C2)
-    bw, flops, fixed = 1.80e12, spec.cuda_core_flops, spec.kernel_latency
+    bw, flops, fixed = 1.80e12, spec.vector_flops, spec.kernel_latency
 
     def gemm(m, n, k):
         return float(gpu.gemm_latency(spec, "cublas", m, n, k).seconds)
@@ -330,7 +330,7 @@ def test_an_unfused_gate_runs_two_up_gemms_and_a_swiglu_kernel():
 def test_precompute_priced_in_one_place():
     """A separate table precompute costs the same in gemm_latency and in the simulator (one
     operator, ``precompute_work``, one roofline, ``memory_seconds``); by hand on a
-    compute-bound case: an add takes an FMA's issue slot, so adds / (cuda_core_flops / 2)."""
+    compute-bound case: an add takes an FMA's issue slot, so adds / (vector_flops / 2)."""
     work = gpu.workload(8, 16)
     deployment = dataclasses.replace(LUT_DEPLOYMENT, precompute="separate")
     parts = gpu.layer_breakdown(LUT, TINY, deployment, work, launch=0.0)
@@ -340,4 +340,4 @@ def test_precompute_priced_in_one_place():
     adds = 1e6 * gpu.lut_precompute_adds()
     slow = dataclasses.replace(LUT, dram_bandwidth=1e30)  # no DRAM bound
     assert float(gpu.precompute_seconds(slow, 1e6, 1, 16)) == pytest.approx(
-        adds / (LUT.cuda_core_flops / 2) + LUT.kernel_latency, rel=1e-9)
+        adds / (LUT.vector_flops / 2) + LUT.kernel_latency, rel=1e-9)

@@ -64,10 +64,11 @@ Per GPU, by least squares on relative errors (each row weighs the same):
 - TensorRT-LLM's attention costs per architecture (aiconfigurator_attention_{a100,h100}_sxm
   .yaml, ``attention_constants``): its FMHA's rate, per-call time and time per round of CTAs
   on the context rows, its generation kernel's per-call and per-sequence times;
-- HF eager's kernel time and attention call (llmservingsim_rtx3090.yaml, <= 16 tokens), and
-  its rotary kernels' CUDA-core operations per element written (``_operators.
-  EAGER_ROTARY_OPERATIONS``, the same set's rotary rows at >= 512 tokens, where those strided
-  kernels are issue-bound): each leaving its rows unbiased;
+- HF eager's contiguous kernel time (its norms and activation) and attention call
+  (llmservingsim_rtx3090.yaml, <= 16 tokens), and its strided kernels' fixed time with their
+  CUDA-core operations per element written (``_operators.EAGER_STRIDED_OPERATIONS``; the same
+  set's rotary rows at <= 16 and at >= 512 tokens, where those kernels are issue-bound): each
+  leaving its rows unbiased;
 - the time of a round of FlashAttention-2's CTAs on Hopper (``_flash.FLASH_ATTENTION_2
   .round_seconds``, fa3_paper_h100.yaml: the kernel alone, causal, head dim 128, 512-16k
   tokens): the value leaving its rows unbiased, by bisection (the kernel's iterations priced
@@ -366,10 +367,10 @@ def _with_efficiency(spec, act: str, fraction: float, library: str = ""):
 
 # Hugging Face eager's ATen kernels (lutcore.gpu._frameworks.HF_EAGER): the memory-bound
 # operators of LLMServingSim's RTX 3090 layers at up to 16 tokens (a few KB a kernel: their
-# time is the kernels' fixed time)
+# time is the kernels' fixed time); the contiguous ones (norms, activation) set kernel_latency,
+# the rotary's strided ones their own (eager_rotary)
 EAGER_SET, EAGER_OPS, EAGER_TOKENS = ("llmservingsim_rtx3090.yaml",
-                                      ("attention_norm", "ffn_norm", "rotary_embedding",
-                                       "activation"), 16)
+                                      ("attention_norm", "ffn_norm", "activation"), 16)
 
 
 def eager_errors(kernel_latency: float, ops: tuple = EAGER_OPS, **fields) -> np.ndarray:
@@ -407,25 +408,30 @@ def eager_attention_call(kernel_latency: float) -> float:
 EAGER_STREAM_TOKENS = 512  # rotary rows this long are issue-bound (the fixed time is < 25 %)
 
 
-def eager_rotary_operations(kernel_latency: float) -> float:
-    """CUDA-core operations per element written of the eager rotary's strided kernels
-    (lutcore.gpu._operators.EAGER_ROTARY_OPERATIONS): the value leaving the rotary rows of
-    ``EAGER_SET`` at >= ``EAGER_STREAM_TOKENS`` tokens unbiased, each priced as its kernels'
-    fixed time plus ops x elements written / CUDA-core rate (closed form: linear in ops)."""
+def eager_rotary() -> tuple[float, float]:
+    """(strided_latency, operations): the fixed time of one of the eager rotary's strided ATen
+    kernels (lutcore.gpu._frameworks.HF_EAGER) and their CUDA-core operations per element
+    written (lutcore.gpu._operators.EAGER_STRIDED_OPERATIONS), the pair leaving the rotary rows
+    of ``EAGER_SET`` unbiased both at up to ``EAGER_TOKENS`` tokens (the fixed time's rows) and
+    at >= ``EAGER_STREAM_TOKENS`` (the issue's), each row priced as its kernels' fixed time plus
+    ops x elements written / CUDA-core rate (issue-bound at every length: two linear equations)."""
     import lutcore.gpu as gpu
-    from lutcore.gpu._operators import EAGER
+    from lutcore.gpu._operators import EAGER_ROTARY
 
     data = _load(EAGER_SET)
     entry, = data["sets"]
     model, spec = entry["model"], gpu.gpu_spec(data["device"])
-    kernels, _, write = EAGER["rotary"]
-    rows = np.array([p for p in entry["points"] if p[0] >= EAGER_STREAM_TOKENS], float)
-    measured = rows[:, entry["columns"].index("rotary_embedding")]
-    head_dim = model["hidden"] / model["heads"]
-    written = rows[:, 0] * (model["heads"] + model["kv_heads"]) * head_dim * write
-    fixed = 2 * kernels * kernel_latency / measured
-    issue = written / spec.cuda_core_flops / measured
-    return float((len(rows) - fixed.sum()) / issue.sum())
+    kernels, _, write = EAGER_ROTARY
+    points = np.array(entry["points"], float)
+    equations = []
+    for rows in (points[points[:, 0] <= EAGER_TOKENS], points[points[:, 0] >= EAGER_STREAM_TOKENS]):
+        measured = rows[:, entry["columns"].index("rotary_embedding")]
+        written = (rows[:, 0] * (model["heads"] + model["kv_heads"]) * model["hidden"]
+                   / model["heads"] * write)
+        equations.append(((2 * kernels / measured).sum(),
+                          (written / spec.vector_flops / measured).sum(), len(rows)))
+    latency, operations = np.linalg.solve([e[:2] for e in equations], [e[2] for e in equations])
+    return float(latency), float(operations)
 
 
 # Sets timing FlashAttention-2's kernel alone, per architecture (lutcore.gpu._flash)
@@ -511,7 +517,7 @@ if __name__ == "__main__":
     eager = eager_kernel_latency()
     print("hf_eager", f"kernel_latency={eager:.4g}",
           f"attention_call={eager_attention_call(eager):.4g}",
-          f"rotary_operations={eager_rotary_operations(eager):.4g}")
+          "strided_latency={:.4g} rotary_operations={:.4g}".format(*eager_rotary()))
     for architecture in FLASH_SETS:
         print("flash_attention_2", architecture,
               f"round_seconds={flash_round_seconds(architecture):.4g}")

@@ -90,7 +90,8 @@ def _spec(row, normalize: bool):
     _, name, kernel, act, _, scale, _ = row
     spec = gpu.GPUS[name]
     if normalize:
-        spec = dataclasses.replace(spec, clock_ghz=CLOCK_GHZ)
+        # every clock of the GPU, its kernels without tensor-core work's boost clock too
+        spec = dataclasses.replace(spec, clock_ghz=CLOCK_GHZ, boost_clock_ghz=CLOCK_GHZ)
     if scale:
         spec = gpu.with_double_registers(gpu.with_lut_tensor_core(spec, scale, act))
     return spec

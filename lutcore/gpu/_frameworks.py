@@ -4,7 +4,8 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
 
 - ``kernel_latency``: device seconds of one of its element-wise / reduction kernels (the
   fixed part of a memory-bound kernel; ``None``: the GPU spec's, fitted on Vidur's
-  sarathi-serve kernels, C2 of ``_specs``);
+  sarathi-serve kernels, C2 of ``_specs``); ``strided_latency``: the same for its kernels
+  whose operands are strided views (ATen's non-vectorized path; ``None``: ``kernel_latency``);
 - ``launch_overhead`` / ``step_overhead``: host seconds per kernel launch and per forward pass
   (``None`` / 0: the GPU spec's launch time, no step time);
 - ``attention_call``, ``attention_sequence``, ``attention_rate``: its attention operator
@@ -49,6 +50,7 @@ class Framework:
     name: str
     source: str
     kernel_latency: float | None = None
+    strided_latency: float | None = None
     launch_overhead: float | None = None
     step_overhead: float = 0.0
     attention_call: float = 0.0
@@ -62,9 +64,9 @@ class Framework:
     by_architecture: tuple = ()
 
     def __post_init__(self):
-        for field in ("kernel_latency", "launch_overhead", "step_overhead", "attention_call",
-                      "attention_sequence", "attention_tile", "decode_call", "decode_sequence",
-                      "decode_wave"):
+        for field in ("kernel_latency", "strided_latency", "launch_overhead", "step_overhead",
+                      "attention_call", "attention_sequence", "attention_tile", "decode_call",
+                      "decode_sequence", "decode_wave"):
             value = getattr(self, field)
             if value is not None and value < 0:
                 raise ValueError(f"framework {self.name}: {field} must be >= 0, got {value!r}")
@@ -100,13 +102,16 @@ BARE = Framework("bare", "none: the kernels' device time and the GPU spec's laun
 
 # Hugging Face transformers, eager PyTorch: its ATen kernels' fixed device time, fitted on
 # LLMServingSim's RTX 3090 eager layer operators at 1-16 tokens (llmservingsim_rtx3090.yaml,
-# calibration; tools/calibrate_gpu.py eager_kernel_latency): 8-10 tiny kernels per RMSNorm
-# or RoPE, each timed by Kineto; and what its attention call adds to the FMHA kernel, on the
-# same set's attention rows (eager_attention_call). Its attention is transformers' sdpa, whose
+# calibration; tools/calibrate_gpu.py): the contiguous ones on the norms and the activation
+# (eager_kernel_latency; 8 tiny kernels per RMSNorm, each timed by Kineto), the RoPE's 10
+# strided ones on its rows, jointly with their issue cost (eager_rotary); and what its
+# attention call adds to the FMHA kernel, on the same set's attention rows
+# (eager_attention_call). Its attention is transformers' sdpa, whose
 # FP16 causal prefill PyTorch runs on its FlashAttention-2 kernel (``_flash``). No host or
 # step timing of it in a calibration set.
 HF_EAGER = Framework("hf_eager", "LLMServingSim RTX 3090 (calibration): kernel_latency, "
-                     "attention_call", kernel_latency=2.385e-6, attention_call=1.570e-6,
+                     "strided_latency, attention_call", kernel_latency=2.229e-6,
+                     strided_latency=2.842e-6, attention_call=1.570e-6,
                      flash=FLASH_ATTENTION_2)
 
 # The flash-attn package called directly (FlashAttention-3's benchmark of FlashAttention-2): the

@@ -247,7 +247,7 @@ def precompute_work(rows, width, lut_bits: int, separate: bool) -> tuple:
 
 def _gpu_memory(gpu: GPUSpec) -> dict:
     return dict(dram_bandwidth=gpu.achievable_dram_bandwidth,
-                cuda_core_flops=gpu.cuda_core_flops, kernel_latency=gpu.kernel_latency)
+                cuda_core_flops=gpu.vector_flops, kernel_latency=gpu.kernel_latency)
 
 
 def precompute_seconds(gpu: GPUSpec, m, k, lut_bits: int):

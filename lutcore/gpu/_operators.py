@@ -22,8 +22,9 @@ row with one 2-byte load per iteration that it waits for before the next, so a r
 ``row_trips`` dependent DRAM round trips; Vidur's profiles of these kernels grow in steps of
 one row per SM (one such CTA resident per SM), the rounds of rows the ``_simulator`` prices.
 With ``row_kernels="eager"`` they are Hugging Face transformers' eager PyTorch modules, one
-element-wise or reduction kernel per tensor operation (``EAGER``), each a launch and a pass
-over its tensors.
+element-wise or reduction kernel per tensor operation (``EAGER_NORM``, ``EAGER_ROTARY``,
+``EAGER_SWIGLU``), each a launch and a pass over its tensors, a read from the L2 when what
+went through it since the tensor was written fits there.
 
 A memory-bound kernel reads the tensor the kernel just before it wrote (the residual stream,
 a GEMM's output, the scores) from the L2 when that tensor fits in the L2 (``fresh_bytes``; the
@@ -77,22 +78,53 @@ KV_POOLS = ("kv", "k_only")
 # 0.99-1.04 from 512 (but 8 x 512, whose whole K fits in the L2: 1.66x)
 K_ONLY_MHA_L2_TOKENS = 256
 # Hugging Face transformers' eager Llama operators, as LLMServingSim times them
-# (casys-kaist/LLMServingSim@9e3f0ec, llm_profile/models/llama.py): (kernels, FP16-element
-# equivalents read, written, per element of the operator's tensor). RMSNorm: to(float32),
-# pow(2), mean, + eps, rsqrt, multiply, to(fp16), weight x (the per-row ones move next to
-# nothing): 20 B read, 16 B written; rotary, per Q or K tensor (x 2): q x cos, -x2 (half the
-# elements), cat, x sin, add: 11 B read, 9 B written; SiLU x up, per FFN element: SiLU (2 B
-# read and written), then x up (4 B read, 2 B written).
-EAGER = {"norm": (8, 10.0, 8.0), "rotary": (5, 5.5, 4.5), "activation": (2, 3.0, 2.0)}
+# (casys-kaist/LLMServingSim@9e3f0ec, llm_profile/models/llama.py), one ATen kernel per tensor
+# operation. The rotary, per Q or K tensor (x 2): q x cos, -x2 (half the elements), cat, x sin,
+# add: (kernels, FP16-element equivalents read, written per element) = 5, 5.5, 4.5.
+EAGER_ROTARY = (5, 5.5, 4.5)
+
+
+class EagerKernel(NamedTuple):
+    """One ATen kernel of an eager module, per element of the module's tensor, in FP16-element
+    equivalents: ``read``, of it ``cached`` read from the L2 when ``footprint`` (the tensor and
+    what went through the L2 since it was written) fits there, ``write``; ``strided``: it takes
+    a broadcast or strided operand (ATen's non-vectorized path: ``EAGER_STRIDED_OPERATIONS``
+    for each element it writes, one per element);
+    ``launches``: 0 for a kernel's second operand listed apart."""
+
+    read: float
+    cached: float
+    footprint: float
+    write: float
+    strided: bool = False
+    launches: float = 1.0
+
+
+# RMSNorm: to(float32) of the residual stream the add just wrote; pow(2) and mean of what the
+# kernel before wrote; + eps and rsqrt on one value a row; x rsqrt (broadcast over the row)
+# of the FP32 copy, pow's output written and read since (3 FP32 tensors); to(float16); weight x
+# (broadcast over the rows): 20 B read, 16 B written an element.
+EAGER_NORM = (EagerKernel(1, 1, 1, 2), EagerKernel(2, 2, 2, 2), EagerKernel(2, 2, 2, 0),
+              EagerKernel(0, 0, 0, 0), EagerKernel(0, 0, 0, 0), EagerKernel(2, 2, 6, 2, True),
+              EagerKernel(2, 2, 2, 1), EagerKernel(1, 1, 1, 1, True))
+# SiLU(gate) x up, per FFN element: SiLU of the gate, written before the up GEMM streamed its
+# weights through the L2 (not cached); x up of SiLU's output (just written) and of up's (written
+# before SiLU moved the gate and its own output: 4 tensors). A GELU model: one kernel of what
+# the up GEMM just wrote.
+EAGER_SWIGLU = (EagerKernel(1, 0, 0, 1), EagerKernel(1, 1, 1, 1),
+                EagerKernel(1, 1, 4, 0, launches=0.0))
+EAGER_GELU = (EagerKernel(1, 1, 1, 1),)
 # The eager rotary's kernels take strided operands (Q, K: transposed views of the projection;
 # cos, sin: broadcast over heads; cat: half-width slices), so ATen runs them on its
 # non-vectorized path, an offset computation per element and operand (TensorIterator's
 # OffsetCalculator): they are bound by instruction issue, not DRAM (LLMServingSim's H100 / RTX
 # 3090 time ratio at 1024-2048 tokens is 1.87-1.94, their CUDA-core ratio, not their DRAM
-# ratio 3.6; the contiguous SiLU x up kernels: 3.5). CUDA-core operations per element written,
-# fitted on LLMServingSim RTX 3090 rotary rows at >= 512 tokens (llmservingsim_rtx3090.yaml,
-# calibration; tools/calibrate_gpu.py eager_rotary_operations).
-EAGER_ROTARY_OPERATIONS = 224.4
+# ratio 3.6; the contiguous SiLU x up kernels: 3.5); so are the RMSNorm's two broadcast
+# multiplies. CUDA-core operations per element written, fitted on LLMServingSim RTX 3090 rotary
+# rows (llmservingsim_rtx3090.yaml, calibration; tools/calibrate_gpu.py eager_rotary: with the
+# strided kernels' fixed time, HF_EAGER's strided_latency, the pair leaving the rows at <= 16
+# and at >= 512 tokens unbiased).
+EAGER_STRIDED_OPERATIONS = 217.0
 # Query rows per CTA of the FMHA (one head each): TensorRT-LLM's flash-attention kernels for
 # head size 128 on Hopper, fmha_v2_flash_attention_{fp16,bf16}_64_128_S_qkv_128_tma_ws_sm90
 # (NVIDIA/TensorRT-LLM@03cdd5a, cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/cubin/
@@ -128,7 +160,7 @@ class Deployment:
     launch per kernel;
     step_overhead: host/framework seconds per forward pass (scheduling, sampling, Python)
     that the GPU waits for; row_kernels: ``"vectorized"`` or ``"scalar"`` norm, activation and
-    rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER``);
+    rotary kernels (module doc; ``"eager"``: Hugging Face eager PyTorch, ``EAGER_NORM``);
     group_size, zero_points: quantization groups of a ``dequant``
     kernel's weights (``gemm_latency``'s; 0: per output channel); framework: the serving
     framework's costs beyond its kernels (a ``Framework`` record; ``DEPLOYMENTS`` are presets);
@@ -232,7 +264,10 @@ class Operator(NamedTuple):
     ``row_trips``: a row kernel's rows (CTAs) and dependent DRAM round trips per row (module
     doc; the FMHA: its CTAs, one query tile of one head each; 0 for other kernels).
     ``fresh_bytes``: of a memory operator's reads, the bytes the kernel just before it wrote
-    (module doc: read from the L2 when they fit in it)."""
+    (module doc: read from the L2 when they fit in it; ``footprint``, when larger: what must fit
+    for that). ``strided``: its kernels take strided operands (ATen's non-vectorized path: the
+    framework's ``strided_latency`` each). ``parts``: the memory operators of a module of
+    several kernels (an eager one), each priced on its own; ``launches`` counts them all."""
 
     name: str
     kind: str
@@ -247,30 +282,46 @@ class Operator(NamedTuple):
     row_trips: jnp.ndarray = 0.0
     fresh_bytes: jnp.ndarray = 0.0
     sequences: jnp.ndarray = 0.0
+    strided: bool = False
+    footprint: jnp.ndarray = 0.0
+    parts: tuple = ()
 
     @property
     def sizes(self) -> tuple:
-        """The array fields (they broadcast to the workload's shape)."""
+        """The array fields (they broadcast to the workload's shape), its parts' too."""
         return (self.m, self.n, self.k, self.count, self.dram_bytes, self.cuda_flops,
-                self.rows, self.row_trips, self.fresh_bytes, self.sequences)
+                self.rows, self.row_trips, self.fresh_bytes, self.sequences, self.footprint,
+                *(size for part in self.parts for size in part.sizes))
 
 
 def _memory(name, read_elements, write_elements, flops_per_element, *, launches=1.0,
-            rows=0.0, row_trips=0.0, fresh_elements=0.0):
+            rows=0.0, row_trips=0.0, fresh_elements=0.0, strided=False):
     """A memory-bound operator on FP16 elements (a row kernel: ``rows``, ``row_trips``;
-    ``fresh_elements`` of its reads the kernel before it wrote)."""
+    ``fresh_elements`` of its reads the kernel before it wrote; ``strided``: ``Operator``'s)."""
     return Operator(name, "memory", dram_bytes=(read_elements + write_elements) * FP16_BYTES,
                     cuda_flops=flops_per_element * write_elements, launches=launches,
-                    rows=rows, row_trips=row_trips, fresh_bytes=fresh_elements * FP16_BYTES)
+                    rows=rows, row_trips=row_trips, fresh_bytes=fresh_elements * FP16_BYTES,
+                    strided=strided)
+
+
+def _eager(name, kernels, elements, weight=1.0) -> Operator:
+    """The operator of an eager module: its ``EagerKernel``s on ``elements`` each, as parts
+    (``weight``: 0 or 1 per model, a module the model does not run)."""
+    parts = tuple(Operator(name, "memory", dram_bytes=(k.read + k.write) * elements * weight
+                           * FP16_BYTES,
+                           cuda_flops=EAGER_STRIDED_OPERATIONS * elements * weight * k.strided,
+                           launches=k.launches * weight, strided=k.strided,
+                           fresh_bytes=k.cached * elements * weight * FP16_BYTES,
+                           footprint=k.footprint * elements * FP16_BYTES)
+                  for k in kernels)
+    return Operator(name, "memory", launches=sum(part.launches for part in parts), parts=parts)
 
 
 def _norm(name, rows, hidden, residual_in, trips, eager: bool) -> Operator:
     """A pre-norm (with the residual add when fused: ``residual_in`` 2): one row kernel, or
-    transformers' eager RMSNorm (``EAGER``)."""
+    transformers' eager RMSNorm (``EAGER_NORM``)."""
     if eager:
-        kernels, read, write = EAGER["norm"]
-        return _memory(name, rows * hidden * read, rows * hidden * write, NORM_FLOPS,
-                       launches=kernels * 1.0, fresh_elements=rows * hidden)
+        return _eager(name, EAGER_NORM, rows * hidden)
     return _memory(name, rows * hidden * residual_in, rows * hidden * residual_in, NORM_FLOPS,
                    rows=rows, row_trips=trips, fresh_elements=rows * hidden)
 
@@ -310,14 +361,14 @@ def shapes(llms) -> Shapes:
 
 
 def _rotary(llm, rows, heads, kv_heads, head_dim, eager: bool = False) -> Operator:
-    """RoPE on Q and K as a row kernel, or transformers' eager one (``EAGER``; models without
-    it: zero work, no launch)."""
+    """RoPE on Q and K as a row kernel, or transformers' eager one (``EAGER_ROTARY``; models
+    without it: zero work, no launch)."""
     q_and_k = rows * (heads + kv_heads) * head_dim * llm.rotary
     if eager:
-        kernels, read, write = EAGER["rotary"]
+        kernels, read, write = EAGER_ROTARY
         return _memory("rotary_embedding", q_and_k * read, q_and_k * write,
-                       EAGER_ROTARY_OPERATIONS, launches=2.0 * kernels * llm.rotary,
-                       fresh_elements=q_and_k)
+                       EAGER_STRIDED_OPERATIONS, launches=2.0 * kernels * llm.rotary,
+                       fresh_elements=q_and_k, strided=True)
     pairs = head_dim / 2  # one thread iteration rotates one pair, Q then K
     threads = jnp.minimum(heads * pairs, ROTARY_THREADS)
     trips = jnp.ceil(heads * pairs / threads) + jnp.ceil(kv_heads * pairs / threads)
@@ -332,13 +383,10 @@ def _activation(llm, deployment: Deployment, rows, ffn) -> Operator:
     separate = 1.0 if not deployment.fusion else (not deployment.gate_fusion) * llm.gated
     read = ffn_width if deployment.gate_fusion else ffn  # of its reads, the GEMM just wrote
     if deployment.row_kernels == "eager":  # SiLU, then x up (a GELU model: one kernel)
-        kernels, reads, writes = EAGER["activation"]
-        reads, writes = 1.0 + (reads - 1.0) * llm.gated, 1.0 + (writes - 1.0) * llm.gated
-        return _memory("activation", rows * ffn * reads * separate,
-                       rows * ffn * writes * separate,
-                       GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
-                       launches=separate * (1.0 + (kernels - 1.0) * llm.gated),
-                       fresh_elements=rows * read * separate)
+        swiglu = _eager("activation", EAGER_SWIGLU, rows * ffn, separate * llm.gated)
+        gelu = _eager("activation", EAGER_GELU, rows * ffn, separate * (1.0 - llm.gated))
+        return Operator("activation", "memory", launches=swiglu.launches + gelu.launches,
+                        parts=swiglu.parts + gelu.parts)
     return _memory("activation", rows * ffn_width * separate, rows * ffn * separate,
                    GELU_FLOPS + (SWIGLU_FLOPS - GELU_FLOPS) * llm.gated,
                    launches=separate * 1.0, rows=rows * separate, row_trips=row_trips(ffn),

@@ -15,7 +15,8 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   iterations and rounds of CTAs instead of the pipes and the tile's fill (``_flash``);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
   throughput) plus the fixed device time of a kernel, the DRAM bytes without the reads the L2
-  serves (``Operator.fresh_bytes`` when they fit in the L2); scalar row kernels
+  serves (``Operator.fresh_bytes`` when they fit in the L2), an eager module kernel by kernel
+  (``Operator.parts``); scalar row kernels
   (``Deployment.row_kernels``) take at least their rounds of rows (one row per SM at a time)
   times the dependent DRAM round trips of a row (``dram_latency`` of the spec);
 - all-reduces (tensor parallelism): a ring all-reduce moves 2 (p - 1) / p of the bytes over
@@ -91,6 +92,7 @@ class Machine(NamedTuple):
     cuda_core_flops: jnp.ndarray
     launch_overhead: jnp.ndarray
     kernel_latency: jnp.ndarray
+    strided_latency: jnp.ndarray
     link_bandwidth: jnp.ndarray
     allreduce_latency: jnp.ndarray
     allreduce_hop_latency: jnp.ndarray
@@ -139,9 +141,11 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   flash_mac=costs[0], flash_score=costs[1],
                   flash_round=flash.round_time(gpu.architecture) if flash else 0.0,
                   dram_bandwidth=gpu.achievable_dram_bandwidth,
-                  cuda_core_flops=gpu.cuda_core_flops,
+                  cuda_core_flops=gpu.vector_flops,
                   launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
                   kernel_latency=_either(frame.kernel_latency, gpu.kernel_latency),
+                  strided_latency=_either(frame.strided_latency,
+                                          _either(frame.kernel_latency, gpu.kernel_latency)),
                   attention_call=frame.attention_call,
                   attention_sequence=frame.attention_sequence,
                   attention_rate=frame.attention_rate,
@@ -227,12 +231,7 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
         elif op.kind == "attention":  # the floor of a GEMM-class kernel (module doc)
             seconds[op.name] = gemm_class_floor(mach.fp16, op.dram_bytes) + _framework(mach, op)
         else:
-            rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
-            dram = op.dram_bytes - jnp.where(op.fresh_bytes <= mach.fp16.l2, op.fresh_bytes, 0.0)
-            seconds[op.name] = memory_seconds(
-                dram, op.cuda_flops, op.launches * (op.kind == "memory"),
-                dram_bandwidth=mach.dram_bandwidth, cuda_core_flops=mach.cuda_core_flops,
-                kernel_latency=mach.kernel_latency, floor=rows)
+            seconds[op.name] = sum(_memory_seconds(mach, part) for part in op.parts or (op,))
     for kind in ("gemm", "attention"):
         group = [op for op in ops if op.kind == kind]
         if not group:
@@ -255,6 +254,19 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
                 own = jnp.where(mach.flash > 0, chain, piped)
             seconds[op.name] = jnp.maximum(own, seconds[op.name])
     return {op.name: seconds[op.name] for op in ops}
+
+
+def _memory_seconds(mach: Machine, op) -> jnp.ndarray:
+    """Seconds of a memory operator (or of a module's part): ``memory_seconds`` of its DRAM
+    bytes, less the reads the L2 serves (``fresh_bytes`` when its footprint fits), at the
+    strided or the contiguous kernels' fixed time; a row kernel's rounds as its floor."""
+    rows = jnp.ceil(op.rows / mach.fp16.sms) * op.row_trips * mach.row_latency
+    fits = jnp.maximum(op.fresh_bytes, op.footprint) <= mach.fp16.l2
+    return memory_seconds(
+        op.dram_bytes - jnp.where(fits, op.fresh_bytes, 0.0), op.cuda_flops,
+        op.launches * (op.kind == "memory"), dram_bandwidth=mach.dram_bandwidth,
+        cuda_core_flops=mach.cuda_core_flops,
+        kernel_latency=mach.strided_latency if op.strided else mach.kernel_latency, floor=rows)
 
 
 def flash_chain(mach: Machine, op) -> jnp.ndarray:

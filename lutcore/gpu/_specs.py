@@ -10,7 +10,8 @@ S3 NVIDIA Ampere GA102 GPU Architecture whitepaper (2020), Appendix A Table 9 (R
 S4 NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 2/3; fourth-generation
    NVLink, 18 links, 900 GB/s total; wgmma: "warpgroup" of four warps issuing asynchronous
    MMA with operands read from shared memory.
-S5 NVIDIA H100 datasheet (SXM: 3.35 TB/s HBM3, 989 TFLOPS FP16 dense = half the sparse value).
+S5 NVIDIA H100 datasheet (SXM: 3.35 TB/s HBM3, 989 TFLOPS FP16 dense = half the sparse value,
+   67 TFLOPS FP32).
 S6 NVIDIA H200 datasheet (SXM: 141 GB HBM3e, 4.8 TB/s; same GH100 compute and NVLink as H100).
 S7 CUDA C++ Programming Guide, "Compute Capabilities" table: 64 K 32-bit registers per SM,
    255 registers per thread, max shared memory per SM 164 KB (8.0), 100 KB (8.6), 228 KB (9.0);
@@ -187,7 +188,9 @@ class GPUSpec:
     ``dram_latency``: seconds a thread waits for one DRAM load (a scalar row kernel issues its
     next load only after it).
     ``sustained_clock_ghz``: the SM clock under a sustained tensor-core load (0:
-    ``clock_ghz``). ``nvlink_bandwidth`` (per
+    ``clock_ghz``); ``boost_clock_ghz``: the maximum boost clock (0: ``clock_ghz``), the clock
+    of a kernel without tensor-core work (memory-bound, element-wise), which the power limit
+    does not hold back (``vector_flops``). ``nvlink_bandwidth`` (per
     direction) and the all-reduce ``allreduce_latency`` (fixed), ``allreduce_hop_latency`` (per
     ring step: 2 (p - 1) of them) and ``allreduce_efficiency`` price tensor-parallel
     all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
@@ -228,6 +231,7 @@ class GPUSpec:
     gemm_prologue: float = 0.0  # extra device seconds per tiled GEMM kernel (fill, epilogue)
     dram_latency: float = 0.0  # seconds per dependent DRAM round trip of a scalar row kernel
     sustained_clock_ghz: float = 0.0  # 0: clock_ghz
+    boost_clock_ghz: float = 0.0  # max boost clock, of the datasheet FP32 figure (0: clock_ghz)
     nvlink_bandwidth: float = 0.0  # bytes per second per direction (0: no NVLink)
     allreduce_latency: float = 0.0  # seconds per all-reduce, independent of its size
     allreduce_hop_latency: float = 0.0  # seconds per ring step (2 (p - 1) steps on p GPUs)
@@ -270,6 +274,11 @@ class GPUSpec:
     def sm_clock(self) -> float:
         """The SM clock the kernel models run at, Hz (``sustained_clock_ghz`` when set)."""
         return (self.sustained_clock_ghz or self.clock_ghz) * 1e9
+
+    @property
+    def boost_clock(self) -> float:
+        """The maximum boost clock in Hz (``boost_clock_ghz`` when set, else ``clock_ghz``)."""
+        return (self.boost_clock_ghz or self.clock_ghz) * 1e9
 
     @property
     def architecture(self) -> str:
@@ -328,8 +337,14 @@ class GPUSpec:
 
     @property
     def cuda_core_flops(self) -> float:
-        """FP32 CUDA-core FLOP/s (2 per FMA) at the SM clock."""
+        """FP32 CUDA-core FLOP/s (2 per FMA) at the SM clock (inside a tensor-core kernel)."""
         return 2.0 * self.fp32_lanes * self.sms * self.sm_clock
+
+    @property
+    def vector_flops(self) -> float:
+        """FP32 CUDA-core FLOP/s of a kernel without tensor-core work (memory-bound and
+        element-wise kernels), at the maximum boost clock (``boost_clock``)."""
+        return 2.0 * self.fp32_lanes * self.sms * self.boost_clock
 
     @property
     def l2_bandwidth(self) -> float:
@@ -350,7 +365,7 @@ KIB, MIB, GIB = 1024, 1024 ** 2, 1024 ** 3
 
 A100 = GPUSpec(
     name="a100",  # A100 SXM4 80GB
-    sms=108, clock_ghz=1.41,  # S1 Table 3: 108 SMs, boost 1410 MHz
+    sms=108, clock_ghz=1.41,  # S1 Table 3: 108 SMs, boost 1410 MHz (its FP32 and tensor peaks')
     # S1 Table 1: 312 TFLOPS FP16/BF16, 624 TOPS INT8 dense = 1024 / 2048 MACs/SM/clk;
     # no FP8 on Ampere. S1 Table 3: 312 with FP16 or FP32 accumulate, so no fp16_accumulate_macs.
     # S1 Table 1: 156 TFLOPS TF32 dense = 512 MACs/SM/clk (no kernel model uses it).
@@ -382,11 +397,12 @@ A100 = GPUSpec(
 
 # A100 80GB PCIe: the SXM4 module's GA100 (same SMs, clocks and peaks) on a 300 W card with
 # 1,935 GB/s (S2). Under a sustained tensor-core load its power limit holds the SM clock below
-# the 1410 MHz boost of the 400 W module; the clock is calibrated by tools/calibrate_gpu.py on
-# C2's compute-bound GEMMs (measured on this card) with the module's 16-bit fraction. Every
-# measured fraction is the A100's (C2's memory fractions were measured on this card). C1's
-# like-for-like pair (PCIe 252.9 vs SXM 271.2 TFLOPS) would put it at 1.311 GHz: the 3 % between
-# the two is the card-to-card spread of the sources (C2's cards vs C1's).
+# the 1410 MHz boost of the 400 W module (its kernels without tensor-core work keep the boost);
+# the clock is calibrated by tools/calibrate_gpu.py on C2's compute-bound GEMMs (measured on
+# this card) with the module's 16-bit fraction. Every measured fraction is the A100's (C2's
+# memory fractions were measured on this card). C1's like-for-like pair (PCIe 252.9 vs SXM
+# 271.2 TFLOPS) would put it at 1.311 GHz: the 3 % between the two is the card-to-card spread
+# of the sources (C2's cards vs C1's).
 A100_PCIE_CLOCK = 1.2701
 # C2 (tools/calibrate_gpu.py on vidur_a100.yaml): the PCIe card's GEMV-class kernels stream at
 # 83.1 % of its DRAM peak
@@ -398,7 +414,7 @@ A100_PCIE = dataclasses.replace(
 
 RTX3090 = GPUSpec(
     name="rtx3090",
-    sms=82, clock_ghz=1.695,  # S3 Table 9: 82 SMs, boost 1695 MHz
+    sms=82, clock_ghz=1.695,  # S3 Table 9: 82 SMs, boost 1695 MHz (its FP32 and tensor peaks')
     # S3 Table 9: FP16 tensor 71 TFLOPS with FP32 accumulate (the cuBLAS default; 142 with
     # FP16 accumulate), INT8 284 TOPS dense: 256 / 1024 MACs/SM/clk.
     tc_macs=(("fp16", 256), ("bf16", 256), ("int8", 1024)),
@@ -433,9 +449,11 @@ H100 = GPUSpec(
     # S5: 989 TFLOPS FP16/BF16, 1979 TFLOPS FP8, 1979 TOPS INT8 dense (S4 Table 2: FP16 with
     # FP16 or FP32 accumulate alike, so no fp16_accumulate_macs; H200 the same, S6).
     tc_macs=(("fp16", 2048), ("bf16", 2048), ("int8", 4096), ("fp8", 4096)),
-    # S4: 128 FP32 / 64 INT32 lanes per SM; its 67 TF FP32 is at the 1.98 GHz max boost, at the
-    # 1.83 GHz of the tensor-core figures the lanes give 61.8 TF.
-    fp32_lanes=128, fp16_lanes=256, int32_lanes=64,
+    # S4: 128 FP32 / 64 INT32 lanes per SM; S5's 67 TF FP32 is at the 1.98 GHz max boost clock
+    # (NVIDIA's final H100 SXM5 specifications: GPU boost clock 1.98 GHz; 67e12 / (132 x 128 x 2)
+    # = 1.98 GHz), its tensor-core figures at 1.83 GHz: a kernel without tensor-core work runs at
+    # the boost clock, a tensor-core one at the clock its peaks are quoted at (the power limit)
+    fp32_lanes=128, fp16_lanes=256, int32_lanes=64, boost_clock_ghz=1.98,
     registers=256 * KIB, max_registers_per_thread=255,  # S4, S7
     smem=228 * KIB, smem_bytes_per_clock=128,  # S7 (9.0), S8
     compute_capability=90,  # S4, S7: GH100
