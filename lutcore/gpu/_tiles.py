@@ -63,7 +63,7 @@ T5 Epilogue: a CTA stores its finished tile (reading C first where beta != 0) af
    not; on the A100 calibration sets the serial store of the mma.sync kernels removes most of the
    trend in the output's share (TensorRT-LLM's K = 1024 rows, the largest share, from -31..0 % to
    -24..+11 % in BF16 and -26..-18 % to -14..-3 % in SmoothQuant INT8, the A100 fractions refit:
-   its table 11.31 -> 11.03 %, SGLang's 9.01 -> 8.65 %, vLLM's 9.42 -> 8.89 %; LLMServingSim's
+   its table 11.31 -> 11.02 %, SGLang's 9.01 -> 8.65 %, vLLM's 9.42 -> 8.89 %; LLMServingSim's
    RTX 3090 projections 10.50 -> 10.08 %; Vidur's 5.89 -> 5.90 %; worse: the A100 attention table
    10.65 -> 10.85 %, Vidur's layers 3.30 -> 3.46 %).
 T6 fpA_intB (the FasterTransformer / TensorRT-LLM weight-only CUTLASS kernels, as TVM builds
