@@ -103,3 +103,17 @@ def test_engine_build_of_a_measured_set():
     data["engines"]["bad"] = {"gemm_plugin": False, "max_batch_size": 64}
     with pytest.raises(ValueError, match="engines.bad"):
         _measured.engine_tuned_rows(data, "bad")
+
+
+def test_fp8_linears_bypass_the_gemm_plugin():
+    """TensorRT-LLM 0.8's FP8 linears leave their tactics to TensorRT even in an engine built
+    with --gemm_plugin (its 96 x 128 single-profile build: min(12288, 4096) -> optimum 2048);
+    FP16 linears of the same build run the plugin."""
+    build = {"gemm_plugin": True, "remove_input_padding": True, "max_batch_size": 96,
+             "max_input_len": 128}
+    data = {"engines": {"falcon": build, "short": {"gemm_plugin": True}}}
+    assert _measured.engine_tuned_rows(data, "falcon", "fp8") == 2048
+    assert _measured.engine_tuned_rows(data, "falcon", "fp16") == 0
+    assert _measured.engine_tuned_rows(data, "short", "fp16") == 0
+    with pytest.raises(ValueError, match="engines.short.*fp8 linears"):
+        _measured.engine_tuned_rows(data, "short", "fp8")

@@ -265,24 +265,33 @@ def e2e_points(data: dict, entry: dict):
 def row_deployment(data: dict, entry: dict, row: dict) -> gpu.Deployment:
     """The ``Deployment`` of one row of an ``e2e`` set: the set's, on the row's tensor
     parallelism, with its model's engine build (``engine_tuned_rows``)."""
-    return dataclasses.replace(_deployment(entry), tensor_parallel=row["tensor_parallel"],
-                               gemm_tuned_rows=engine_tuned_rows(data, row["model"]))
+    deployment = _deployment(entry)
+    return dataclasses.replace(deployment, tensor_parallel=row["tensor_parallel"],
+                               gemm_tuned_rows=engine_tuned_rows(data, row["model"],
+                                                                 deployment.activation))
 
 
 ENGINE_BUILD = ("gemm_plugin", "remove_input_padding", "max_batch_size", "max_input_len")
+# The engines a set file lists are TensorRT-LLM 0.8's, whose FP8 linears pass gemm_plugin=False
+# to their matmul whatever the build's --gemm_plugin (NVIDIA/TensorRT-LLM@2340c77,
+# tensorrt_llm/quantization/layers.py, FP8Linear / FP8RowLinear.forward: "TODO: allow gemm
+# plugin"): TensorRT's builder picks their tactics as in an engine without the plugin (T13)
+PLUGIN_BYPASSED_BY = ("fp8",)
 
 
-def engine_tuned_rows(data: dict, model: str) -> int:
+def engine_tuned_rows(data: dict, model: str, activation: str = "fp16") -> int:
     """``Deployment.gemm_tuned_rows`` of ``model``'s engine in a set file's ``engines`` (its
-    build options, ``ENGINE_BUILD``): the context profile's optimum rows without a GEMM plugin,
-    0 with one (``gemm_plugin: true``: the plugin profiles each M) or where the file names no
-    engine build."""
+    build options, ``ENGINE_BUILD``) for projections of ``activation``: the context profile's
+    optimum rows where TensorRT picks their tactics (no GEMM plugin, or an activation whose
+    linears bypass it: ``PLUGIN_BYPASSED_BY``), 0 where the plugin runs them (it profiles each
+    M) or where the file names no engine build."""
     build = data.get("engines", {}).get(model)
-    if build is None or build.get("gemm_plugin"):
+    if build is None or (build.get("gemm_plugin") and activation not in PLUGIN_BYPASSED_BY):
         return 0
     if sorted(build) != sorted(ENGINE_BUILD):
-        raise ValueError(f"engines.{model}: keys {sorted(build)}; without a GEMM plugin "
-                         f"allowed (all of): {', '.join(ENGINE_BUILD)}")
+        raise ValueError(f"engines.{model}: keys {sorted(build)}; where TensorRT picks the "
+                         f"GEMM tactics (no GEMM plugin, or {activation} linears) allowed (all "
+                         f"of): {', '.join(ENGINE_BUILD)}")
     return gpu.engine_profile_rows(**{k: build[k] for k in ENGINE_BUILD[1:]})
 
 
