@@ -17,7 +17,19 @@ all-reduce time, and what each candidate cause would have to be to close the gap
   GEMM time);
 - per 2048-token row, the two forms a per-layer cost could take, sized by the same model's
   128-token gap: a fixed device time (it adds at 2048 tokens too) or a host time the device
-  waits for only when the host is the longer (a host-bound run).
+  waits for only when the host is the longer (a host-bound run);
+- across the GPUs, per model at 128 tokens: the gap per layer on each GPU, and the measured
+  H100 - H200 difference beside the modeled one. The benchmark times the host
+  (gptSessionBenchmark: steady_clock around ``session.generate`` and a stream synchronize,
+  CUDA graphs only with ``--enable_cuda_graph``, which the document's commands do not pass).
+  A host that runs ahead and waits (``Framework.launch_overhead``, the simulator's
+  ``host_stall``) would make a host-bound run take the same time on both Hopper GPUs and hide
+  behind the A100's longer device time; a cost added to every layer (synchronous host work, or
+  device time no faster on the faster GPU) leaves the difference at the modeled one (the FP8
+  weights read at 3.35 vs 4.8 TB/s) and shows on the A100 too;
+- per Hopper row, what T13 would add if TensorRT 9's FP8 tactics had no persistent stream-K
+  kernel: the layer's projection GEMMs at the engine's tactic chosen without them, less the
+  model's (``Work.persistent``; a what-if: no source says which tactics TensorRT 9.2 offers).
 
 Usage: PYTHONPATH=. python tools/first_token_gap.py
 """
@@ -26,6 +38,7 @@ from __future__ import annotations
 
 import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
+from lutcore.gpu import _operators, _simulator, _tiles
 
 SET = "trtllm_first_token.yaml"
 GEMMS = ("qkv_projection", "q_projection", "kv_projection", "output_projection", "ffn_up",
@@ -88,12 +101,53 @@ def long_rows(data: dict, entry: dict, spec, short: dict) -> None:
               f", host-bound {host / measured - 1:+6.1%}")
 
 
+def across_gpus(short: dict) -> None:
+    """Per model at 128 tokens (``short``: {device: short_rows' output}): the gap per layer on
+    each GPU and the measured H100 - H200 difference beside the modeled one (module doc)."""
+    print("Across GPUs, 128 tokens: gap per layer; H100 - H200 measured vs modeled")
+    for name in short["h100"]:
+        gaps = "  ".join(f"{device} {(m - mod) / n * 1e6:4.0f} us" for device, rows in
+                         short.items() for m, mod, n in [rows[name]])
+        (m100, mod100, _), (m200, mod200, _) = short["h100"][name], short["h200"][name]
+        print(f"  {name:12s} {gaps};  measured {(m100 - m200) * 1e3:4.2f} ms, modeled "
+              f"{(mod100 - mod200) * 1e3:4.2f} ms")
+
+
+def streamk_whatif(data: dict, entry: dict, spec) -> None:
+    """Per 128-token row of a Hopper set: the projection GEMMs of one layer at the engine's
+    tactic chosen without persistent stream-K kernels, less the model's (module doc)."""
+    for row in (dict(zip(entry["columns"], p)) for p in entry["points"]):
+        deployment = _measured.row_deployment(data, entry, row)
+        if row["tokens"] != 128 or not deployment.gemm_tuned_rows:
+            continue
+        model = data["models"][row["model"]]
+        shape = _simulator._as_shapes(_measured._shape(row["model"], model, model["layers"]))
+        ops = _operators.layer_operators(shape, deployment, gpu.workload(1, 128),
+                                         is_lut=False)
+        hw, work = (_simulator.machine(spec, deployment).projection,
+                    _simulator.projection_work(deployment))
+        extra = sum(float(op.count * (
+            _tiles.tile_model(hw, op.m, op.n, op.k, work=work._replace(persistent=False))
+            .seconds - _tiles.tile_model(hw, op.m, op.n, op.k, work=work).seconds))
+            for op in ops if op.kind == "gemm")
+        measured, modeled = row["ms"] * 1e-3, row_parts(spec, model, row["model"],
+                                                        deployment, gpu.workload(1, 128))[0]
+        print(f"  {row['model']:12s} no stream-K in the engine's tactics: {extra * 1e6:+5.0f} "
+              f"us/layer against a gap of {(measured - modeled) / model['layers'] * 1e6:4.0f}")
+
+
 def main():
     data = _measured.load(SET)
+    short = {}
     for entry in data["sets"]:
-        spec = gpu.gpu_spec(_measured._device(data, entry))
+        device = _measured._device(data, entry)
+        spec = gpu.gpu_spec(device)
         print(entry["name"])
-        long_rows(data, entry, spec, short_rows(data, entry, spec))
+        short[device] = short_rows(data, entry, spec)
+        long_rows(data, entry, spec, short[device])
+        if spec.architecture == "hopper":
+            streamk_whatif(data, entry, spec)
+    across_gpus(short)
 
 
 if __name__ == "__main__":
