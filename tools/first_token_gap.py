@@ -20,8 +20,9 @@ all-reduce time, and what each candidate cause would have to be to close the gap
   waits for only when the host is the longer (a host-bound run);
 - across the GPUs, per model at 128 tokens: the gap per layer on each GPU, and the measured
   H100 - H200 difference beside the modeled one. The benchmark times the host
-  (gptSessionBenchmark: steady_clock around ``session.generate`` and a stream synchronize,
-  CUDA graphs only with ``--enable_cuda_graph``, which the document's commands do not pass).
+  (NVIDIA/TensorRT-LLM@3c44cb9 benchmarks/cpp/gptSessionBenchmark.cpp, the 0.8-era version:
+  steady_clock around ``session.generate`` and a stream synchronize; CUDA graphs only with
+  ``--enable_cuda_graph``, which the document's commands do not pass).
   A host that runs ahead and waits (``Framework.launch_overhead``, the simulator's
   ``host_stall``) would make a host-bound run take the same time on both Hopper GPUs and hide
   behind the A100's longer device time; a cost added to every layer (synchronous host work, or
