@@ -275,7 +275,8 @@ ENGINE_BUILD = ("gemm_plugin", "remove_input_padding", "max_batch_size", "max_in
 # The engines a set file lists are TensorRT-LLM 0.8's, whose FP8 linears pass gemm_plugin=False
 # to their matmul whatever the build's --gemm_plugin (NVIDIA/TensorRT-LLM@2340c77,
 # tensorrt_llm/quantization/layers.py, FP8Linear / FP8RowLinear.forward: "TODO: allow gemm
-# plugin"): TensorRT's builder picks their tactics as in an engine without the plugin (T13)
+# plugin"; "Added FP8 support to the GEMM plugin" is 0.11.0's, docs/source/release-notes.md
+# @b47198a): TensorRT's builder picks their tactics as in an engine without the plugin (T13)
 PLUGIN_BYPASSED_BY = ("fp8",)
 
 
