@@ -56,26 +56,38 @@ def test_pairs_match_gpu_shape_and_format_across_files_only():
 
 
 def test_real_pair_carries_the_transcribed_times():
-    """mlc-benchmark's cuBLAS FP16 and LLMCompass's BF16 sweep both time 8192^3 on the A100:
-    the pair holds the two files' own numbers."""
+    """SGLang's cuBLAS BF16 (aiconfigurator) and LLMCompass's BF16 sweep both time 8192^3 on the
+    A100 SXM4: the pair holds the two files' own numbers."""
     def rows(name, set_name):
         data = yaml.safe_load((_measured.MEASURED_DIR / name).read_text())
         entry = next(e for e in data["sets"] if e["name"] == set_name)
         return {tuple(p[:3]): p[-1] for p in entry["points"]}
 
-    cublas = rows("mlcbench_a100.yaml", "cuBLAS FP16, M = 8192")[(8192, 8192, 8192)]
+    sglang_file = "aiconfigurator_a100_sxm_sglang.yaml"
+    sglang = rows(sglang_file, "bfloat16 N8192 K8192")[(8192, 8192, 8192)]
     sweep = rows("llmcompass_a100.yaml", "GEMM sweeps")[(8192, 8192, 8192)]
-    pairs = [p for p in _cross_source.pairs(["llmcompass_a100.yaml", "mlcbench_a100.yaml"])
-             if p.a.key[1:4] == (8192, 8192, 8192) and "cuBLAS FP16" in p.a.set + p.b.set]
+    pairs = [p for p in _cross_source.pairs(["llmcompass_a100.yaml", sglang_file])
+             if p.a.key[1:4] == (8192, 8192, 8192)]
     assert len(pairs) == 1
-    times = {t.set: t.seconds for t in pairs[0][:2]}
+    times = {t.source: t.seconds for t in pairs[0][:2]}
     unit = {"us": 1e-6, "ms": 1e-3}
     columns = {n: next(e for e in _measured.load(n)["sets"] if "points" in e)["columns"][-1]
-               for n in ("mlcbench_a100.yaml", "llmcompass_a100.yaml")}
-    assert times["cuBLAS FP16, M = 8192"] == pytest.approx(
-        cublas * unit[columns["mlcbench_a100.yaml"]], rel=1e-12)
-    assert times["GEMM sweeps"] == pytest.approx(sweep * unit[columns["llmcompass_a100.yaml"]],
-                                                 rel=1e-12)
+               for n in (sglang_file, "llmcompass_a100.yaml")}
+    assert times[sglang_file] == pytest.approx(sglang * unit[columns[sglang_file]], rel=1e-12)
+    assert times["llmcompass_a100.yaml"] == pytest.approx(
+        sweep * unit[columns["llmcompass_a100.yaml"]], rel=1e-12)
+
+
+def test_a_gpu_pairs_only_with_itself():
+    """mlc-benchmark's A100 is the PCIe card: its 8192^3 cuBLAS FP16 row pairs with no A100
+    SXM4 file's 8192^3, and its GEMVs pair with Vidur's PCIe card's."""
+    names = ["llmcompass_a100.yaml", "mlcbench_a100.yaml", "vidur_a100.yaml"]
+    pairs = _cross_source.pairs(names)
+    assert not [p for p in pairs if "mlcbench_a100.yaml" in (p.a.source, p.b.source)
+                and "llmcompass_a100.yaml" in (p.a.source, p.b.source)]
+    gemvs = [p for p in pairs if p.a.key[:4] == ("a100-pcie", 1, 8192, 8192)]
+    assert gemvs and {p.a.source for p in gemvs} | {p.b.source for p in gemvs} == {
+        "mlcbench_a100.yaml", "vidur_a100.yaml"}
 
 
 def test_fig16_cross_source_table_flags_pairs_above_the_bound(monkeypatch):

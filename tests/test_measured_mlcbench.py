@@ -68,7 +68,7 @@ def test_each_w4a16_provider_is_priced_by_the_kernel_it_ran():
         "fpa_intb", "dequant", "marlin", "fpa_intb", "fpa_intb", "marlin"]
 
 
-@pytest.mark.parametrize("name, device, sets", [("mlcbench_a100.yaml", "a100", 11),
+@pytest.mark.parametrize("name, device, sets", [("mlcbench_a100.yaml", "a100-pcie", 11),
                                                 ("mlcbench_rtx3090.yaml", "rtx3090", 5)])
 def test_the_files_load_as_validation_sets(name, device, sets):
     data = _measured.load(name)
@@ -88,7 +88,7 @@ def test_a_w4a16_row_is_priced_by_the_dequant_kernel_per_channel():
     labels, categories, measured, modeled = _measured.gemm_points(data, entry)
     assert labels[0] == "TensorRTLLM W4A16, M = 1: 1x16384x16384"
     assert categories[0] == "mpgemm" and measured[0] == pytest.approx(0.090765953e-3)
-    expected = gpu.gemm_latency(gpu.A100, "dequant", 1, 16384, 16384, act="fp16",
+    expected = gpu.gemm_latency(gpu.A100_PCIE, "dequant", 1, 16384, 16384, act="fp16",
                                 weight_bits=4, group_size=0, zero_points=False).seconds
     assert modeled[0] == pytest.approx(float(expected))
     # the set's group_size reaches the model: G = 128 reads 2 more bytes per 128 weights

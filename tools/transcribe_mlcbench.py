@@ -64,10 +64,21 @@ output with LinearCombination, s8 output with LinearCombinationClamp), the same 
 and dataparser.py keeps the smallest runtime: the s8-output kernel's, whose epilogue writes a
 quarter of the bytes (``output: int8``). W4A16 kernels: FP16 output, beta 0 (defaults).
 
-The A100: the sources say "80GB A100" only. Rule, fixed before any error was computed: an
-unqualified A100 80GB is lutcore's ``a100`` (the 400 W SXM4 module, the A100 80GB that NVIDIA
-lists first and the one without a form-factor suffix); the 300 W PCIe card (``a100-pcie``) is
-possible and not excluded by anything in the sources.
+The A100 is the 300 W PCIe card (``a100-pcie``). mlc-benchmark and BitBLAS say "80GB A100"
+only, and a rule fixed before any error was computed took the SXM4 module (``a100``) for it;
+three sources name the card (issue 30, read after the errors were known, so the rule gave way
+to them, not to the fit):
+- the same runs: the Ladder OSDI'24 artifact by the same author (LeiWang1999/Ladder@dd7f708,
+  artifact/Figure12/cutlassgemm-benchmark/cutlass-gemm-bench_execution.log) holds the CUTLASS
+  profiler's output behind these CUTLASS rows: its best row-major x column-major 8192 x 8192 x
+  28672 kernels take 14.2733 ms (f16) and 7.93774 ms (s8), digit for digit this file's M12
+  rows; its README.md puts Figure 12 ("Operator Benchmark on the NVIDIA A100 GPU") on "Device:
+  NVIDIA A100-80GB-PCIe GPU", the only A100 it names ("Require NVIDIA A100-80GB-PCIe GPU to
+  reproduce the main results");
+- its cutlass-dequantize-benchmark/logs/cutlass_fpa_intb.log times the fpA_intB kernel at 1 x
+  14336 x 57344 in 0.5168 ms (this file's FasterTransformer V4: 0.5162 ms);
+- the snapshot's own Nsight Compute report (tir-roller/testing/cuda/evaluate.ncu-rep, committed
+  2024-02-03 by the same author, ncu 2022.4.1, sm_80) names its device "NVIDIA A100 80GB PCIe".
 
 Usage: python tools/transcribe_mlcbench.py <git dir> [--commit SHA] (the git dir of a clone or
 snapshot; nothing is fetched). To check: rerun and ``git diff --exit-code
@@ -152,9 +163,11 @@ SETS = {
         *DENSE_M8192,
     ]),
 }
+# The file of each device's sets (mlcbench_<key>.yaml) and the lutcore GPU they ran on
+DEVICE = {"a100": "a100-pcie", "rtx3090": "rtx3090"}
 FORM_FACTOR = {
-    "a100": "A100 80GB ('80GB A100'; form factor not stated: taken as the SXM4 module, device "
-            "a100, by the rule in tools/transcribe_mlcbench.py; a PCIe card is possible)",
+    "a100": "A100 80GB PCIe (300 W; '80GB A100' in the sources; the card the Ladder OSDI'24 "
+            "artifact's logs of the same CUTLASS runs name, see tools/transcribe_mlcbench.py)",
     "rtx3090": "GeForce RTX 3090 24GB (GA102, 350 W board)",
 }
 NOT_PRICED = {
@@ -221,7 +234,7 @@ def transcribe(gitdir: str, commit: str, device: str) -> dict:
             "citation": "L. Wang et al., mlc-benchmark (GitHub), the benchmarks behind "
                         "microsoft/BitBLAS benchmark/README.md ('24GB RTX 3090 and 80GB A100, "
                         f"with CUDA 12.1'); {path}, shapes from {SHAPES_FILE}",
-            "role": "validation", "device": device, "form_factor": FORM_FACTOR[device],
+            "role": "validation", "device": DEVICE[device], "form_factor": FORM_FACTOR[device],
             "protocol": PROTOCOL, "sets": measured_sets(data, table, specs)}
 
 

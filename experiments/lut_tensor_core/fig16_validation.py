@@ -8,7 +8,7 @@ SXM4 modules, aiconfigurator's A100 / H100 GEMM, attention and NCCL tables, LLMS
 3090 layers) set the constants of ``lutcore.gpu``
 that name them (``tools/calibrate_gpu.py``); the validation sets
 (LLMCompass, TensorRT-LLM, gpt-fast / torchao, TileLang, the BitBLAS authors' A100 and RTX
-3090 kernel benchmarks) never set anything. Each point is
+3090 kernel benchmarks and their Ladder artifact's fpA_intB log) never set anything. Each point is
 modeled by ``lutcore.gpu`` (the tile model for kernels, the simulator for layers and forward
 passes) under the measurement's own setup (GPU and form factor, kernel, formats, input data,
 fusion, tensor parallelism, KV cache, host timing). The MAPE is reported per GPU, category and
