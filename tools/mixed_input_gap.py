@@ -18,6 +18,8 @@ readings of the measured times:
 - per width and M = 16-128, the slope and intercept of the time over K at N = 4096 between
   its two smallest K (1024, 4096): the time one more k-tile adds to a CTA's chain and the
   fixed time, measured without assuming the model's fixed costs, beside the model's own;
+- per width at M = 16, N = 4096, the measured time at every K beside a data-parallel tiling's
+  at that slope;
 - per width, at M >= 2048, the weight-only rows' speed over the same table's BF16 Linear on
   the same shapes (measured against measured: a rate the 16-bit fraction the model prices
   the kernel at must allow).
@@ -37,15 +39,17 @@ descending M), keyed by GemmIdCore (weightOnlyQuantMatmulPlugin.cpp@46d548b: the
 tensor's columns, K, dtype), so an INT8 row of N and an INT4 row of 2N can run each other's
 profiled tactic; the rounding of M stays the same.
 
-The model's sm90 k-tile holds at least a wgmma's and a shared-memory load's latency (``_tiles``
-T12, 157 clocks from Luo et al.'s microbenchmarks); what the H200 rows spend beyond it (about
-200 more clocks) has no published number. TensorRT-LLM's sm90 launcher
-(fpA_intB_launcher_sm90.inl@03cff08) builds CUTLASS's own collective; its later interleaved copy
-(cutlass_extensions, sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp
-@1bced69)
-waits after every wgmma (warpgroup_wait<K_BLOCK_MAX - type_factor / 2>: INT4 keeps 2 in flight,
-INT8 3), which would lengthen the INT4 chain; which one the measured release runs is not
-established, so the model keeps the bound both share. aiconfigurator's h100_sxm MoE rows of
+The model's sm90 k-tile (``_tiles`` T12) is a register buffer's turn in TensorRT-LLM's
+interleaved main loop, which the release runs (CollectiveBuilderInterleaved in its sm90
+launcher at 2a9abd9 and in onnxruntime's 2025 copy of it, contrib_ops/cuda/llm/fpA_intB_gemm):
+a wgmma's latency, the shared-memory load at the k-tile's start and the buffer's conversion
+(Luo et al.'s 128 + 29 clocks, plus 16 for INT8 and 36 for INT4 on the H200); the H200 rows
+spend about 350 clocks, the same for INT4 and INT8, and no published latency gives the rest.
+The same launchers run the 128-row tiles under CUTLASS's stream-K scheduler (``_tiles`` T8):
+the N = 4096 rows at K = 12288 and 16384 take less than a data-parallel tiling could at the
+slope the rows at K = 1024-4096 give (``dp_bound_lines``: 64 tiles of 64 weight rows on 132
+SMs, each walking K / 64 k-tiles at that slope), so they spread K over more SMs, as the
+scheduler's heuristic does there. aiconfigurator's h100_sxm MoE rows of
 w4a16_mxfp4 (gpt-oss shapes) do not time this main loop: on Hopper its collector runs
 TensorRT-LLM's Triton MoE backend (collector/trtllm/collect_moe_v3.py at aiconfigurator
 @e79937c9b^, moe_backend "triton" for 86 < sm < 100; kernel_source moe_torch_flow, not the
@@ -150,6 +154,24 @@ def slope_lines(data: dict, spec) -> list[str]:
     return lines
 
 
+def dp_bound_lines(data: dict, m: float = 16, n: float = 4096) -> list[str]:
+    """Per width, at M = ``m``, N = ``n``: the measured time at each K beside a data-parallel
+    tiling's (every 64-row tile walking all K / 64 k-tiles at ``k_slope``'s measured slope and
+    intercept from the two smallest K)."""
+    lines = []
+    for bits in (8, 4):
+        entries = [dict(e, device=data["device"]) for e in data["sets"]
+                   if e.get("kernel") == "trtllm_weight_only" and e["weight_bits"] == bits]
+        slope, fixed, _, _ = k_slope(entries, m, n)
+        rows = sorted((p for e in entries for p in e["points"] if p[0] == m and p[1] == n),
+                      key=lambda p: p[2])
+        cells = [f"K {int(p[2])}: {p[3] * 1e3:.1f} / {(fixed + slope * p[2] / K_TILE) * 1e6:.1f} us"
+                 for p in rows]
+        lines.append(f"  INT{bits} M {int(m)}, N {int(n)}, measured / data-parallel at the slope: "
+                     + "; ".join(cells))
+    return lines
+
+
 def over_bf16(data: dict, m_min: int = 2048) -> list[str]:
     """Per width: min / median / max of the BF16 Linear's time over the weight-only time, at
     each shape and M >= ``m_min`` both sets of ``data`` time."""
@@ -181,7 +203,7 @@ def main():
             beyond, total = beyond_rounding(entry)
             print(f"  {'':22s} beyond either rounding: {beyond} of {total}; model MAPE / bias "
                   f"at {power_split(data, entry)}")
-        print("\n".join(slope_lines(data, spec) + over_bf16(data)))
+        print("\n".join(slope_lines(data, spec) + dp_bound_lines(data) + over_bf16(data)))
 
 
 if __name__ == "__main__":
