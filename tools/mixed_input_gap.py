@@ -28,10 +28,12 @@ Which flow timed these rows (issue 30 asked whether the 1.2.0rc5 rows are the Py
 whose autotuner would round M down): aiconfigurator@13669a1 ("add new data from 1.2.0rc5")
 collected them with collector/trtllm/collect_gemm_trt.py (collect.py runs it beside the
 PyTorch-flow collect_gemm.py, which times only float16 / fp8 / fp8_block): one TensorRT
-engine per row, input shape fixed at (M, K), the WeightOnlyQuantMatmul / SmoothQuantGemm
-plugins, TensorRT's per-layer profiler; the parquet's kernel_source says
-trt_flow_/weight_only_quant_matmul_L257/PLUGIN_V2_WeightOnlyQuantMatmul_0 on every H200
-int8_wo / int4_wo row (the A100 1.0.0 rows alike). The plugin's getBestConfig
+engine per row, input shape fixed at (M, K), three FP16 Linear layers (K -> 12288 -> 12288 ->
+K) before the WeightOnlyQuantMatmul / SmoothQuantGemm plugin layer, TensorRT's per-layer
+profiler; with a static shape the plugin profiles only the power of two at or above M
+(profileTactics: from nextPowerOfTwo(minM) to nextPowerOfTwo(maxM)); the parquet's
+kernel_source says trt_flow_/weight_only_quant_matmul_L257/PLUGIN_V2_WeightOnlyQuantMatmul_0
+on every H200 int8_wo / int4_wo row (the A100 1.0.0 rows alike). The plugin's getBestConfig
 (gemmPluginProfiler.cpp at 027cd51 and c85e872) takes the power of two at or above M. Its
 tactic map is shared by every engine a collector worker builds (gemmPluginProfiler.h,
 GemmPluginProfilerManager; collect.py's GEMM workers are long-lived, their cases in
@@ -49,11 +51,15 @@ The same launchers run the 128-row tiles under CUTLASS's stream-K scheduler (``_
 the N = 4096 rows at K = 12288 and 16384 take less than a data-parallel tiling could at the
 slope the rows at K = 1024-4096 give (``dp_bound_lines``: 64 tiles of 64 weight rows on 132
 SMs, each walking K / 64 k-tiles at that slope), so they spread K over more SMs, as the
-scheduler's heuristic does there. aiconfigurator's h100_sxm MoE rows of
-w4a16_mxfp4 (gpt-oss shapes) do not time this main loop: on Hopper its collector runs
-TensorRT-LLM's Triton MoE backend (collector/trtllm/collect_moe_v3.py at aiconfigurator
-@e79937c9b^, moe_backend "triton" for 86 < sm < 100; kernel_source moe_torch_flow, not the
-CUTLASS flows).
+scheduler's heuristic does there. CUTLASS's own register-sourced example shows the same loss
+at small M (NVIDIA/cutlass pull request 1134, f16 x s8 on Hopper, 64 x 16 x 64 tiles: M = 16,
+N = 11008, K = 4096 only 1.08x faster than f16 x f16, for half the weight bytes), which the
+author of CUTLASS's main loop reads as the conversions' latency left exposed when the wgmma is
+small (NVIDIA/cutlass issue 1549, "I don't have data supporting" it); neither gives a latency.
+aiconfigurator's h100_sxm MoE rows of w4a16_mxfp4 (gpt-oss shapes) do not time this main loop:
+on Hopper its collector runs TensorRT-LLM's Triton MoE backend
+(collector/trtllm/collect_moe_v3.py at aiconfigurator@e79937c9b^, moe_backend "triton" for
+86 < sm < 100; kernel_source moe_torch_flow, not the CUTLASS flows).
 
 Usage: PYTHONPATH=. python tools/mixed_input_gap.py
 """
