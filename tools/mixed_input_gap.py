@@ -20,6 +20,8 @@ readings of the measured times:
   fixed time, measured without assuming the model's fixed costs, beside the model's own;
 - per width at M = 16, N = 4096, the measured time at every K beside a data-parallel tiling's
   at that slope;
+- on Hopper, the rows off a power of two over the row at the power above, apart by whether a
+  stream-K tactic's decomposition changes between the two (``streamk_switch_lines``);
 - per width, at M >= 2048, the weight-only rows' speed over the same table's BF16 Linear on
   the same shapes (measured against measured: a rate the 16-bit fraction the model prices
   the kernel at must allow).
@@ -56,6 +58,14 @@ at small M (NVIDIA/cutlass pull request 1134, f16 x s8 on Hopper, 64 x 16 x 64 t
 N = 11008, K = 4096 only 1.08x faster than f16 x f16, for half the weight bytes), which the
 author of CUTLASS's main loop reads as the conversions' latency left exposed when the wgmma is
 small (NVIDIA/cutlass issue 1549, "I don't have data supporting" it); neither gives a latency.
+The rows at M off a power of two that take longer than the row at the power above are the
+sm90 weight-only kernels' own: the H200's SmoothQuant rows (sm80 kernels through the same
+plugin profiler, collector and rounding of M) and the A100's weight-only rows take at most
+about as long (medians of T(M) / T(M') 0.95-1.00 and 0.80-0.99 per M), and on the H200 the
+excess sits where a 128-row tactic runs data-parallel at M' (full waves, or a tail of at least
+half a wave, for power-of-two N) and stream-K at M (``streamk_switch_lines``): as if the
+stream-K decomposition cost more than the model's (its fixup, its segments' pipeline refills);
+no source read says so, and the model keeps the scheduler's decomposition at its own cost.
 aiconfigurator's h100_sxm MoE rows of w4a16_mxfp4 (gpt-oss shapes) do not time this main loop:
 on Hopper its collector runs TensorRT-LLM's Triton MoE backend
 (collector/trtllm/collect_moe_v3.py at aiconfigurator@e79937c9b^, moe_backend "triton" for
@@ -70,7 +80,7 @@ import numpy as np
 
 import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
-from lutcore.gpu import _library
+from lutcore.gpu import _library, _tile_tables, _tiles
 
 SETS = ("aiconfigurator_a100_sxm.yaml", "aiconfigurator_h200_sxm.yaml")
 K_TILE = 64  # k-slab of the fpA_intB tiles and of the sm90 tiles' FP16 activations (_tiles T8)
@@ -178,6 +188,36 @@ def dp_bound_lines(data: dict, m: float = 16, n: float = 4096) -> list[str]:
     return lines
 
 
+def _streamk(spec, m, tokens, n, k) -> bool:
+    """Whether a 128-row sm90 weight-only tactic of ``tokens`` tokens runs stream-K at m x n x k."""
+    tiles = np.ceil(m / tokens) * np.ceil(n / _tile_tables.TRTLLM_WO_SM90_STREAMK_N)
+    return float(_tiles.streamk_units(spec, tiles, k / K_TILE)[0]) > 0
+
+
+def streamk_switch_lines(data: dict, spec) -> list[str]:
+    """On Hopper: the weight-only rows at M off a power of two over the row at the power above
+    (M'), apart by whether some 128-row tactic (``_tile_tables.TRTLLM_WO_SM90_M`` tokens) runs
+    data-parallel at M' and stream-K at M under the scheduler's heuristic
+    (``_tiles.streamk_units``)."""
+    if spec.architecture != "hopper":
+        return []
+    groups = {True: [], False: []}
+    for e in data["sets"]:
+        if e.get("kernel") != "trtllm_weight_only":
+            continue
+        times = {int(p[0]): p for p in e["points"]}
+        for m, (_, n, k, ms) in times.items():
+            up = 1 << (m - 1).bit_length()
+            if up == m or up not in times or m < 16:
+                continue
+            switch = any(_streamk(spec, m, t, n, k) and not _streamk(spec, up, t, n, k)
+                         for t in _tile_tables.TRTLLM_WO_SM90_M)
+            groups[switch].append(ms / times[up][3])
+    return [f"  off-power M / M', {'a' if key else 'no'} 128-row tactic data-parallel at M' and "
+            f"stream-K at M: {len(v)} rows, median {np.median(v):.2f}, mean {np.mean(v):.2f}, "
+            f"{sum(r > 1.2 for r in v)} above 1.2" for key, v in groups.items() if v]
+
+
 def over_bf16(data: dict, m_min: int = 2048) -> list[str]:
     """Per width: min / median / max of the BF16 Linear's time over the weight-only time, at
     each shape and M >= ``m_min`` both sets of ``data`` time."""
@@ -209,7 +249,8 @@ def main():
             beyond, total = beyond_rounding(entry)
             print(f"  {'':22s} beyond either rounding: {beyond} of {total}; model MAPE / bias "
                   f"at {power_split(data, entry)}")
-        print("\n".join(slope_lines(data, spec) + dp_bound_lines(data) + over_bf16(data)))
+        print("\n".join(slope_lines(data, spec) + dp_bound_lines(data)
+                        + streamk_switch_lines(data, spec) + over_bf16(data)))
 
 
 if __name__ == "__main__":
