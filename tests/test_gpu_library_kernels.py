@@ -295,15 +295,16 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     stream-K scheduler runs them data-parallel, one round of 64 k-tiles, beside two rounds of
     the 64-row tiles: a kernel's fixed time and one tile prologue beside. N = 4096: its 32 tiles
     of 64 k-tiles go stream-K over min(132, 2048 / 8) = 132 units, 2048 / 132 k-tiles each,
-    with the workspace memset (a second fixed time) and a deterministic fixup of ceil(132 / 32) =
-    5 peers (4 turns of 2 DRAM round trips). cuBLAS's SS wgmma kernels do not wait so: their
-    time does not move with the latency; nor does the A100's (mma.sync) weight-only kernel."""
+    with the workspace memset (a second fixed time) and a deterministic fixup of at most
+    1 + ceil(132 / 32) = 6 peers a tile (5 turns of 2 DRAM round trips). cuBLAS's SS wgmma
+    kernels do not wait so: their time does not move with the latency; nor does the A100's
+    (mma.sync) weight-only kernel."""
     slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
     turn = (10000 + 29 + 36) / 1.83e9
     fixed = gpu.H200.kernel_latency + gpu.H200.gemm_prologue
     for n, waves, seconds in ((16384, 1.0, 64 * turn + fixed),
                               (4096, 32 / 132, 2048 / 132 * turn + fixed + gpu.H200.kernel_latency
-                               + 4 * 2 * gpu.H200.dram_latency)):
+                               + 5 * 2 * gpu.H200.dram_latency)):
         r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, n, 4096, weight_bits=4,
                              group_size=0)
         assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 128.0, 1.0)
@@ -401,28 +402,51 @@ def scalar_streamk(tiles: int, k_tiles: int, sms: int = 132) -> tuple[int, int]:
     return min(sms, sk_tiles * k_tiles // 8), sk_tiles
 
 
+def units_per_tile(units: int, sk_tiles: int, k_tiles: int) -> int:
+    """The most units sharing one tile when ``units`` split the tiles' k-tiles in order, the
+    remainder one more each to the first units (CUTLASS's big units)."""
+    base, big = divmod(sk_tiles * k_tiles, units)
+    counts, start = [0] * sk_tiles, 0
+    for unit in range(units):
+        end = start + base + (unit < big)
+        for tile in range(start // k_tiles, (end - 1) // k_tiles + 1):
+            counts[tile] += 1
+        start = end
+    return max(counts)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 3000), st.integers(1, 600))
 def test_streamk_decomposition_matches_cutlass(tiles, k_tiles):
-    """T8: the stream-K scheduler's heuristic decomposition against the integer transcription."""
-    units, sk_tiles = _tiles.streamk_units(_kernels.hardware(gpu.H200, "cublas", "fp16"),
-                                           float(tiles), float(k_tiles))
+    """T8: the stream-K scheduler's heuristic decomposition against the integer transcription;
+    the peers a tile waits on: at least the most units a linear split puts on one tile (and at
+    most one more), or units / tiles where that is whole (CUTLASS's split-K decomposition)."""
+    units, sk_tiles, peers = _tiles.streamk_units(_kernels.hardware(gpu.H200, "cublas", "fp16"),
+                                                  float(tiles), float(k_tiles))
     want_units, want_tiles = scalar_streamk(tiles, k_tiles)
     assert float(units) == want_units
-    assert want_units == 0 or float(sk_tiles) == want_tiles
+    if want_units:
+        assert float(sk_tiles) == want_tiles
+        if want_units % want_tiles:  # stream-K: a linear split of all the tiles' k-tiles
+            most = units_per_tile(want_units, want_tiles, k_tiles)
+            assert most <= float(peers) <= most + 1
+        else:  # split-K: each tile split into units / tiles parts
+            assert float(peers) == want_units // want_tiles
 
 
-@pytest.mark.parametrize("tiles,k_tiles,units,sk_tiles", [
-    (32, 64, 132, 32),  # N 4096, 128-row tiles: under half a wave, 256 minimal units
-    (8, 64, 64, 8),  # N 1024: 64 units of 8 k-tiles (split-K 8 in CUTLASS's terms)
-    (128, 64, 0, 128),  # more than half a wave: data-parallel
-    (192, 64, 132, 192),  # one wave and 60 tiles: both waves stream-K
-    (300, 64, 132, 168),  # two waves and 36: the first wave data-parallel
-    (32, 8, 0, 32)])  # 8 k-tiles: nothing to split
-def test_streamk_decomposition_by_hand(tiles, k_tiles, units, sk_tiles):
+@pytest.mark.parametrize("tiles,k_tiles,units,sk_tiles,peers", [
+    (32, 64, 132, 32, 6),  # N 4096, 128-row tiles: under half a wave; 4-5 boundaries a tile
+    (8, 64, 64, 8, 8),  # N 1024: 64 units of 8 k-tiles (split-K 8 in CUTLASS's terms)
+    (128, 64, 0, 128, None),  # more than half a wave: data-parallel
+    (192, 64, 132, 192, 2),  # one wave and 60 tiles: both waves stream-K, a boundary a tile
+    (300, 64, 132, 168, 2),  # two waves and 36: the first wave data-parallel
+    (32, 8, 0, 32, None)])  # 8 k-tiles: nothing to split
+def test_streamk_decomposition_by_hand(tiles, k_tiles, units, sk_tiles, peers):
     got = _tiles.streamk_units(_kernels.hardware(gpu.H200, "cublas", "fp16"), float(tiles),
                                float(k_tiles))
-    assert float(got[0]) == units and (units == 0 or float(got[1]) == sk_tiles)
+    assert float(got[0]) == units
+    if units:
+        assert (float(got[1]), float(got[2])) == (sk_tiles, peers)
 
 
 def test_sm90_weight_only_converts_each_weight_once():

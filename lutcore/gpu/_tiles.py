@@ -86,17 +86,15 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    converts its 64 weight rows, the next k-block's while its wgmma runs (and T12). The
    64-row tiles run under CUTLASS's persistent scheduler, the 128-row ones under its stream-K
    scheduler (``TileScheduler``, launchers/fpA_intB_launcher_sm90.inl in TensorRT-LLM@2a9abd9
-   and in the 2025 copy of it in microsoft/onnxruntime contrib_ops/cuda/llm/fpA_intB_gemm, a
-   release before and one after 1.2.0rc5; fpA_intB_gemm_template.h getWorkspaceSize: "For
-   Hopper, we have to allocate large memory size in case for stream-K"), whose default
-   heuristic decides per problem (``streamk_units``), the workspace zeroed by a memset before
-   it. The plugin profiles every tactic when the engine is built and runs the fastest at
-   the profiled M (selection ``"profiled"``, T11); its batched GEMV CUDA kernel
-   (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
-   the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
-   for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
-   (``enableCudaKernel``), on either architecture: tiles of 16 rows x 16 or 32 columns, no
-   split-K.
+   and in microsoft/onnxruntime's 2025 copy, contrib_ops/cuda/llm/fpA_intB_gemm: after and
+   before 1.2.0rc5), whose default heuristic decides per problem (``streamk_units``), its
+   workspace zeroed by a memset first. The plugin profiles every tactic when the engine is
+   built and runs the fastest at the profiled M (selection ``"profiled"``, T11); its batched
+   GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15,
+   CtaN = 8 columns x the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the
+   whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to
+   M = 15 (``enableCudaKernel``), on either architecture: tiles of 16 rows x 16 or 32 columns,
+   no split-K.
 T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
    semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
    workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
@@ -123,13 +121,11 @@ T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic fro
 T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecialized_mixed_
    input.hpp ``mma``): a consumer warpgroup waits for a k-tile's first wgmma, then loads and
    converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
-   TensorRT-LLM's sm90 weight-only tiles run its interleaved copy (CollectiveBuilderInterleaved
-   in both launchers of T8; sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp
-   @1bced69 ``mma``): after each wgmma it waits until at most K_BLOCK_MAX - type_factor / 2 are
-   in flight, then converts the next register buffer (one k-block of INT8, two of INT4: 128
-   bits of weights deep) in the same instruction stream, so each buffer's turn is a wgmma's
-   latency, the LDS at a k-tile's start and that buffer's conversion in series (``rs_convert``,
-   ``_library.RS_DEQUANT``); its stages fill shared memory (CUTLASS sm90_gmma_builder.inl
+   TensorRT-LLM's sm90 weight-only tiles run its interleaved copy (both launchers of T8;
+   sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69 ``mma``): after
+   each wgmma it waits to K_BLOCK_MAX - type_factor / 2 in flight, then converts the next
+   register buffer (``rs_convert``): a buffer's turn is a wgmma's latency, the LDS at a k-tile's
+   start and its conversion in series; stages fill shared memory (sm90_gmma_builder.inl
    compute_stage_count_or_override_single_affine_transformed_input: no cap): one CTA an SM.
 T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimization profile,
    the tactic its builder timed fastest at the profile's optimum dimensions ("The builder
@@ -463,17 +459,20 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
 
 
 def streamk_units(hw: Hardware, tiles, k_tiles):
-    """(units, their output tiles) of CUTLASS's sm90 stream-K scheduler (T8), its default
-    heuristic (tile_scheduler_params.h get_num_sk_tiles, get_num_sk_units): 0 units (data-
-    parallel) where the last wave of one CTA an SM is at least half full or a tile has at most
-    ``MIN_ITERS_PER_SK_UNIT`` k-tiles; else the last two waves' tiles over min(SMs, their
-    k-tiles / ``MIN_ITERS_PER_SK_UNIT``) units."""
+    """(units, their output tiles, the most units sharing one) of CUTLASS's sm90 stream-K
+    scheduler (T8), its default heuristic (tile_scheduler_params.h get_num_sk_tiles,
+    get_num_sk_units): 0 units (data-parallel) where the last wave of one CTA an SM is at least
+    half full or a tile has at most ``MIN_ITERS_PER_SK_UNIT`` k-tiles; else the last two waves'
+    tiles over min(SMs, their k-tiles / ``MIN_ITERS_PER_SK_UNIT``) units, a tile shared by
+    units / tiles where whole (its split-K decomposition), else by 1 + the unit boundaries in it."""
     full = jnp.floor(tiles / hw.sms)
     tail = tiles - full * hw.sms
     sk_tiles = tiles - jnp.maximum(full - 1, 0) * hw.sms
     units = jnp.minimum(hw.sms, jnp.floor(sk_tiles * k_tiles / MIN_ITERS_PER_SK_UNIT))
     data_parallel = (tail == 0) | (k_tiles <= MIN_ITERS_PER_SK_UNIT) | (2 * tail >= hw.sms)
-    return jnp.where(data_parallel, 0.0, units), sk_tiles
+    ratio = units / sk_tiles
+    peers = jnp.where(ratio == jnp.floor(ratio), ratio, jnp.ceil(ratio) + 1)
+    return jnp.where(data_parallel, 0.0, units), sk_tiles, peers
 
 
 def rs_convert(hw: Hardware, work: Work):
@@ -489,8 +488,8 @@ def serial_fixup(hw: Hardware, c: dict, work: Work, peers=1.0):
     tile take turns in the epilogue (CUTLASS kernel/gemm.h: wait on the tile's semaphore, load
     the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
     that depend on the previous store: 2 dependent DRAM round trips per later split; a
-    stream-K tile's ``peers`` alike (T8: the scheduler's default deterministic reduction, each
-    peer waits for the one before it, sm90_tile_scheduler_stream_k.hpp ``fixup``)."""
+    stream-K tile's ``peers`` alike (T8: deterministic reduction, sm90_tile_scheduler_stream_k.hpp
+    ``fixup``)."""
     if work.tiles[0] != "trtllm_weight_only":
         return 0.0
     return (c["split"] - 1 + c["streamk"] * (peers - 1)) * 2 * hw.dram_latency
@@ -504,9 +503,9 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     elsewhere runs here (T13)."""
     k_tiles = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"])
     tiles = jnp.ceil(m / c["tm"]) * jnp.ceil(n / c["tn"]) * c["split"]
-    units, sk_tiles, trtllm = hw.sms, tiles, work.tiles[0] == "trtllm_weight_only"
+    units, sk_tiles, peers, trtllm = hw.sms, tiles, 1.0, work.tiles[0] == "trtllm_weight_only"
     if trtllm:  # T8: the stream-K scheduler decomposes its tactics per problem
-        units, sk_tiles = streamk_units(hw, tiles, k_tiles)
+        units, sk_tiles, peers = streamk_units(hw, tiles, k_tiles)
         c = dict(c, streamk=c["streamk"] * (units > 0))
         units = jnp.maximum(units, 1.0)
     moved = traffic(hw, c, m, n, k, occ)
@@ -546,7 +545,7 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     launches_per_gemm = 1.0 + (c["split"] > 1) + (c["streamk"] > 0) * trtllm
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
              + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ)
-             + serial_fixup(hw, c, work, jnp.ceil(units / sk_tiles)))
+             + serial_fixup(hw, c, work, peers))
     return jnp.where(occ.feasible & useful_split, total, jnp.inf), moved, tiles_per_sm
 
 
