@@ -45,7 +45,7 @@ profiled tactic; the rounding of M stays the same.
 
 The model's sm90 k-tile (``_tiles`` T12) is a register buffer's turn in TensorRT-LLM's
 interleaved main loop, which the release runs (CollectiveBuilderInterleaved in its sm90
-launcher at 2a9abd9 and in onnxruntime's 2025 copy of it, contrib_ops/cuda/llm/fpA_intB_gemm):
+launcher at 2a9abd9 and after, and in onnxruntime's 2025 port, contrib_ops/cuda/llm/fpA_intB_gemm):
 a wgmma's latency, the shared-memory load at the k-tile's start and the buffer's conversion
 (Luo et al.'s 128 + 29 clocks, plus 16 for INT8 and 36 for INT4 on the H200); the H200 rows
 spend about 350 clocks, the same for INT4 and INT8, and no published latency gives the rest.

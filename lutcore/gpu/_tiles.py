@@ -85,16 +85,16 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
    converts its 64 weight rows, the next k-block's while its wgmma runs (and T12). The
    64-row tiles run under CUTLASS's persistent scheduler, the 128-row ones under its stream-K
-   scheduler (``TileScheduler``, launchers/fpA_intB_launcher_sm90.inl in TensorRT-LLM@2a9abd9
-   and in microsoft/onnxruntime's 2025 copy, contrib_ops/cuda/llm/fpA_intB_gemm: after and
-   before 1.2.0rc5), whose default heuristic decides per problem (``streamk_units``), its
-   workspace zeroed by a memset first. The plugin profiles every tactic when the engine is
-   built and runs the fastest at the profiled M (selection ``"profiled"``, T11); its batched
-   GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15,
-   CtaN = 8 columns x the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the
-   whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to
-   M = 15 (``enableCudaKernel``), on either architecture: tiles of 16 rows x 16 or 32 columns,
-   no split-K.
+   scheduler (``TileScheduler``, launchers/fpA_intB_launcher_sm90.inl at TensorRT-LLM@2a9abd9,
+   of the 1.x cutlass_kernels_oss layout, and its 2026 versions; onnxruntime's port of it,
+   contrib_ops/cuda/llm/fpA_intB_gemm, from 2025), whose default heuristic decides per problem
+   (``streamk_units``), its workspace zeroed by a memset first. The plugin profiles every
+   tactic when the engine is built and runs the fastest at the profiled M (selection
+   ``"profiled"``, T11); its batched GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h
+   @16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x the layout's interleave, 2 for INT8 and
+   4 for INT4, 128 threads, the whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one
+   more profiled tactic up to M = 15 (``enableCudaKernel``), on either architecture: tiles of
+   16 rows x 16 or 32 columns, no split-K.
 T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
    semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
    workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
