@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _library, _tile_tables, _tiles
+from lutcore.gpu import _kernels, _library, _tile_tables, _tiles
 
 CANDIDATES = _tile_tables.fpa_intb_candidates()
 SMS = 108  # A100
@@ -287,19 +287,29 @@ def test_mma_sync_kernels_are_capped_on_hopper_only():
     assert float(runs[0].seconds) > 1.15 * float(runs[1].seconds)
 
 
-def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_and_a_shared_memory_load():
-    """T12 by hand: INT4 weight-only at M = 16, N = 4096, K = 4096 on the H200 runs 64 CTAs
-    (16 tokens x 64 weight rows) on 132 SMs, one round, each walking 64 k-tiles; with a
-    wgmma latency of 10000 clocks the chain binds: 64 x (10000 + 29) clocks at 1.83 GHz plus a
-    kernel's fixed time and one tile prologue. cuBLAS's SS wgmma kernels do not wait so: their
-    time does not move with the latency; nor does the A100's (mma.sync) weight-only kernel."""
+def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_conversion():
+    """T8, T12 by hand, INT4 weight-only at M = 16 on the H200 with a wgmma latency of 10000
+    clocks, so the chain binds; a k-tile is 10000 + 29 (LDS) + 36 clocks (converting one
+    register buffer: 64 rows x 32 INT4 weights at 5/8 INT32 op on 64 lanes + 2 FP16 lane-ops on
+    256 lanes). N = 16384: the 128-row tiles (128 of them) fill more than half a wave, so the
+    stream-K scheduler runs them data-parallel, one round of 64 k-tiles, beside two rounds of
+    the 64-row tiles: a kernel's fixed time and one tile prologue beside. N = 4096: its 32 tiles
+    of 64 k-tiles go stream-K over min(132, 2048 / 8) = 132 units, 2048 / 132 k-tiles each,
+    with the workspace memset (a second fixed time) and a deterministic fixup of at most
+    1 + ceil(132 / 32) = 6 peers a tile (5 turns of 2 DRAM round trips). cuBLAS's SS wgmma
+    kernels do not wait so: their time does not move with the latency; nor does the A100's
+    (mma.sync) weight-only kernel."""
     slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
-    r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, 4096, 4096, weight_bits=4,
-                         group_size=0)
-    assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 64.0, 1.0)
-    chain = 64 * (10000 + 29) / 1.83e9
-    assert float(r.seconds) == pytest.approx(
-        chain + gpu.H200.kernel_latency + gpu.H200.gemm_prologue, rel=5e-3)
+    turn = (10000 + 29 + 36) / 1.83e9
+    fixed = gpu.H200.kernel_latency + gpu.H200.gemm_prologue
+    for n, waves, seconds in ((16384, 1.0, 64 * turn + fixed),
+                              (4096, 32 / 132, 2048 / 132 * turn + fixed + gpu.H200.kernel_latency
+                               + 5 * 2 * gpu.H200.dram_latency)):
+        r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, n, 4096, weight_bits=4,
+                             group_size=0)
+        assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 128.0, 1.0)
+        assert float(r.waves) == pytest.approx(waves)
+        assert float(r.seconds) == pytest.approx(seconds, rel=5e-3)
     assert float(gpu.gemm_latency(gpu.H200, "trtllm_weight_only", 16, 4096, 4096, weight_bits=4,
                                   group_size=0).seconds) < 0.2 * float(r.seconds)
     for spec, kernel, bits in ((gpu.H200, "cublas", 16), (gpu.A100, "trtllm_weight_only", 4)):
@@ -376,3 +386,84 @@ def test_plugins_run_the_tactic_profiled_at_the_next_power_of_two():
         assert float(run.tile_m[0]) == float(run.tile_m[1]) != float(best.tile_m[0])
         assert float(run.seconds[0]) > float(best.seconds[0])
         assert float(run.seconds[1]) == float(best.seconds[1])
+
+
+def scalar_streamk(tiles: int, k_tiles: int, sms: int = 132) -> tuple[int, int]:
+    """(units, stream-K tiles) of CUTLASS's get_num_sk_tiles and get_num_sk_units
+    (tile_scheduler_params.h; Heuristic decomposition, 1 x 1 clusters, a wave of ``sms`` CTAs)
+    as the C++ reads, in integers; 0 units: data-parallel."""
+    full_waves, total_waves = tiles // sms, (tiles + sms - 1) // sms
+    dp_waves = full_waves - 1 if full_waves > 1 else 0
+    sk_tiles = tiles - dp_waves * sms
+    if full_waves == total_waves or k_tiles <= 8:
+        return 0, sk_tiles
+    if 2 * (tiles - full_waves * sms) >= sms:
+        return 0, sk_tiles
+    return min(sms, sk_tiles * k_tiles // 8), sk_tiles
+
+
+def units_per_tile(units: int, sk_tiles: int, k_tiles: int) -> int:
+    """The most units sharing one tile when ``units`` split the tiles' k-tiles in order, the
+    remainder one more each to the first units (CUTLASS's big units)."""
+    base, big = divmod(sk_tiles * k_tiles, units)
+    counts, start = [0] * sk_tiles, 0
+    for unit in range(units):
+        end = start + base + (unit < big)
+        for tile in range(start // k_tiles, (end - 1) // k_tiles + 1):
+            counts[tile] += 1
+        start = end
+    return max(counts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 600))
+def test_streamk_decomposition_matches_cutlass(tiles, k_tiles):
+    """T8: the stream-K scheduler's heuristic decomposition against the integer transcription;
+    the peers a tile waits on: at least the most units a linear split puts on one tile (and at
+    most one more), or units / tiles where that is whole (CUTLASS's split-K decomposition)."""
+    units, sk_tiles, peers = _tiles.streamk_units(_kernels.hardware(gpu.H200, "cublas", "fp16"),
+                                                  float(tiles), float(k_tiles))
+    want_units, want_tiles = scalar_streamk(tiles, k_tiles)
+    assert float(units) == want_units
+    if want_units:
+        assert float(sk_tiles) == want_tiles
+        if want_units % want_tiles:  # stream-K: a linear split of all the tiles' k-tiles
+            most = units_per_tile(want_units, want_tiles, k_tiles)
+            assert most <= float(peers) <= most + 1
+        else:  # split-K: each tile split into units / tiles parts
+            assert float(peers) == want_units // want_tiles
+
+
+@pytest.mark.parametrize("tiles,k_tiles,units,sk_tiles,peers", [
+    (32, 64, 132, 32, 6),  # N 4096, 128-row tiles: under half a wave; 4-5 boundaries a tile
+    (8, 64, 64, 8, 8),  # N 1024: 64 units of 8 k-tiles (split-K 8 in CUTLASS's terms)
+    (128, 64, 0, 128, None),  # more than half a wave: data-parallel
+    (192, 64, 132, 192, 2),  # one wave and 60 tiles: both waves stream-K, a boundary a tile
+    (300, 64, 132, 168, 2),  # two waves and 36: the first wave data-parallel
+    (32, 8, 0, 32, None)])  # 8 k-tiles: nothing to split
+def test_streamk_decomposition_by_hand(tiles, k_tiles, units, sk_tiles, peers):
+    got = _tiles.streamk_units(_kernels.hardware(gpu.H200, "cublas", "fp16"), float(tiles),
+                               float(k_tiles))
+    assert float(got[0]) == units
+    if units:
+        assert (float(got[1]), float(got[2])) == (sk_tiles, peers)
+
+
+def test_sm90_weight_only_converts_each_weight_once():
+    """T12: TensorRT-LLM's sm90 interleaved main loop converts each weight once (INT4 a shift and
+    4 LOP3, 2 HSUB2 + 2 HFMA2 per 8; INT8 2 PRMT and 2 HSUB2 per 4; the scale one HMUL2 per 2),
+    its sm80 tactics INT4 twice; one register buffer (64 rows x 128 bits) takes the H200 36 and
+    16 clocks. Only the sm90 tiles see them: the A100's time is the same without them."""
+    record = gpu.KERNEL_LIBRARY["trtllm_weight_only"]
+    w4, w8 = (record.work_for(gpu.Quant(weight_bits=b, group_size=0)) for b in (4, 8))
+    assert w4.rs_dequant_ops == (5 / 8, 2.0) and w4.dequant_ops == (10 / 8, 4.0)
+    assert w8.rs_dequant_ops == w8.dequant_ops == (0.5, 2.0)
+    m = np.array([1.0, 16.0, 100.0, 1024.0])
+    for bits, work, clocks in ((4, w4, 36.0), (8, w8, 16.0)):
+        hw = _kernels.hardware(gpu.H200, record, "fp16", bits)
+        assert float(_tiles.rs_convert(hw, work)) == clocks
+        a100 = _kernels.hardware(gpu.A100, record, "fp16", bits)
+        np.testing.assert_array_equal(
+            _tiles.tile_model(a100, m, 4096, 4096, work=work).seconds,
+            _tiles.tile_model(a100, m, 4096, 4096,
+                              work=work._replace(rs_dequant_ops=(0.0, 0.0))).seconds)

@@ -18,6 +18,10 @@ readings of the measured times:
 - per width and M = 16-128, the slope and intercept of the time over K at N = 4096 between
   its two smallest K (1024, 4096): the time one more k-tile adds to a CTA's chain and the
   fixed time, measured without assuming the model's fixed costs, beside the model's own;
+- per width at M = 16, N = 4096, the measured time at every K beside a data-parallel tiling's
+  at that slope;
+- on Hopper, the rows off a power of two over the row at the power above, apart by whether a
+  stream-K tactic's decomposition changes between the two (``streamk_switch_lines``);
 - per width, at M >= 2048, the weight-only rows' speed over the same table's BF16 Linear on
   the same shapes (measured against measured: a rate the 16-bit fraction the model prices
   the kernel at must allow).
@@ -26,10 +30,12 @@ Which flow timed these rows (issue 30 asked whether the 1.2.0rc5 rows are the Py
 whose autotuner would round M down): aiconfigurator@13669a1 ("add new data from 1.2.0rc5")
 collected them with collector/trtllm/collect_gemm_trt.py (collect.py runs it beside the
 PyTorch-flow collect_gemm.py, which times only float16 / fp8 / fp8_block): one TensorRT
-engine per row, input shape fixed at (M, K), the WeightOnlyQuantMatmul / SmoothQuantGemm
-plugins, TensorRT's per-layer profiler; the parquet's kernel_source says
-trt_flow_/weight_only_quant_matmul_L257/PLUGIN_V2_WeightOnlyQuantMatmul_0 on every H200
-int8_wo / int4_wo row (the A100 1.0.0 rows alike). The plugin's getBestConfig
+engine per row, input shape fixed at (M, K), three FP16 Linear layers (K -> 12288 -> 12288 ->
+K) before the WeightOnlyQuantMatmul / SmoothQuantGemm plugin layer, TensorRT's per-layer
+profiler; with a static shape the plugin profiles only the power of two at or above M
+(profileTactics: from nextPowerOfTwo(minM) to nextPowerOfTwo(maxM)); the parquet's
+kernel_source says trt_flow_/weight_only_quant_matmul_L257/PLUGIN_V2_WeightOnlyQuantMatmul_0
+on every H200 int8_wo / int4_wo row (the A100 1.0.0 rows alike). The plugin's getBestConfig
 (gemmPluginProfiler.cpp at 027cd51 and c85e872) takes the power of two at or above M. Its
 tactic map is shared by every engine a collector worker builds (gemmPluginProfiler.h,
 GemmPluginProfilerManager; collect.py's GEMM workers are long-lived, their cases in
@@ -37,19 +43,33 @@ descending M), keyed by GemmIdCore (weightOnlyQuantMatmulPlugin.cpp@46d548b: the
 tensor's columns, K, dtype), so an INT8 row of N and an INT4 row of 2N can run each other's
 profiled tactic; the rounding of M stays the same.
 
-The model's sm90 k-tile holds at least a wgmma's and a shared-memory load's latency (``_tiles``
-T12, 157 clocks from Luo et al.'s microbenchmarks); what the H200 rows spend beyond it (about
-200 more clocks) has no published number. TensorRT-LLM's sm90 launcher
-(fpA_intB_launcher_sm90.inl@03cff08) builds CUTLASS's own collective; its later interleaved copy
-(cutlass_extensions, sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp
-@1bced69)
-waits after every wgmma (warpgroup_wait<K_BLOCK_MAX - type_factor / 2>: INT4 keeps 2 in flight,
-INT8 3), which would lengthen the INT4 chain; which one the measured release runs is not
-established, so the model keeps the bound both share. aiconfigurator's h100_sxm MoE rows of
-w4a16_mxfp4 (gpt-oss shapes) do not time this main loop: on Hopper its collector runs
-TensorRT-LLM's Triton MoE backend (collector/trtllm/collect_moe_v3.py at aiconfigurator
-@e79937c9b^, moe_backend "triton" for 86 < sm < 100; kernel_source moe_torch_flow, not the
-CUTLASS flows).
+The model's sm90 k-tile (``_tiles`` T12) is a register buffer's turn in TensorRT-LLM's
+interleaved main loop, which the release runs (CollectiveBuilderInterleaved in its sm90
+launcher at 2a9abd9 and after, and in onnxruntime's 2025 port, contrib_ops/cuda/llm/fpA_intB_gemm):
+a wgmma's latency, the shared-memory load at the k-tile's start and the buffer's conversion
+(Luo et al.'s 128 + 29 clocks, plus 16 for INT8 and 36 for INT4 on the H200); the H200 rows
+spend about 350 clocks, the same for INT4 and INT8, and no published latency gives the rest.
+The same launchers run the 128-row tiles under CUTLASS's stream-K scheduler (``_tiles`` T8):
+the N = 4096 rows at K = 12288 and 16384 take less than a data-parallel tiling could at the
+slope the rows at K = 1024-4096 give (``dp_bound_lines``: 64 tiles of 64 weight rows on 132
+SMs, each walking K / 64 k-tiles at that slope), so they spread K over more SMs, as the
+scheduler's heuristic does there. CUTLASS's own register-sourced example shows the same loss
+at small M (NVIDIA/cutlass pull request 1134, f16 x s8 on Hopper, 64 x 16 x 64 tiles: M = 16,
+N = 11008, K = 4096 only 1.08x faster than f16 x f16, for half the weight bytes), which the
+author of CUTLASS's main loop reads as the conversions' latency left exposed when the wgmma is
+small (NVIDIA/cutlass issue 1549, "I don't have data supporting" it); neither gives a latency.
+The rows at M off a power of two that take longer than the row at the power above are the
+sm90 weight-only kernels' own: the H200's SmoothQuant rows (sm80 kernels through the same
+plugin profiler, collector and rounding of M) and the A100's weight-only rows take at most
+about as long (medians of T(M) / T(M') 0.95-1.00 and 0.80-0.99 per M), and on the H200 the
+excess sits where a 128-row tactic runs data-parallel at M' (full waves, or a tail of at least
+half a wave, for power-of-two N) and stream-K at M (``streamk_switch_lines``): as if the
+stream-K decomposition cost more than the model's (its fixup, its segments' pipeline refills);
+no source read says so, and the model keeps the scheduler's decomposition at its own cost.
+aiconfigurator's h100_sxm MoE rows of w4a16_mxfp4 (gpt-oss shapes) do not time this main loop:
+on Hopper its collector runs TensorRT-LLM's Triton MoE backend
+(collector/trtllm/collect_moe_v3.py at aiconfigurator@e79937c9b^, moe_backend "triton" for
+86 < sm < 100; kernel_source moe_torch_flow, not the CUTLASS flows).
 
 Usage: PYTHONPATH=. python tools/mixed_input_gap.py
 """
@@ -60,7 +80,7 @@ import numpy as np
 
 import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
-from lutcore.gpu import _library
+from lutcore.gpu import _library, _tile_tables, _tiles
 
 SETS = ("aiconfigurator_a100_sxm.yaml", "aiconfigurator_h200_sxm.yaml")
 K_TILE = 64  # k-slab of the fpA_intB tiles and of the sm90 tiles' FP16 activations (_tiles T8)
@@ -150,6 +170,54 @@ def slope_lines(data: dict, spec) -> list[str]:
     return lines
 
 
+def dp_bound_lines(data: dict, m: float = 16, n: float = 4096) -> list[str]:
+    """Per width, at M = ``m``, N = ``n``: the measured time at each K beside a data-parallel
+    tiling's (every 64-row tile walking all K / 64 k-tiles at ``k_slope``'s measured slope and
+    intercept from the two smallest K)."""
+    lines = []
+    for bits in (8, 4):
+        entries = [dict(e, device=data["device"]) for e in data["sets"]
+                   if e.get("kernel") == "trtllm_weight_only" and e["weight_bits"] == bits]
+        slope, fixed, _, _ = k_slope(entries, m, n)
+        rows = sorted((p for e in entries for p in e["points"] if p[0] == m and p[1] == n),
+                      key=lambda p: p[2])
+        cells = [f"K {int(p[2])}: {p[3] * 1e3:.1f} / {(fixed + slope * p[2] / K_TILE) * 1e6:.1f} us"
+                 for p in rows]
+        lines.append(f"  INT{bits} M {int(m)}, N {int(n)}, measured / data-parallel at the slope: "
+                     + "; ".join(cells))
+    return lines
+
+
+def _streamk(spec, m, tokens, n, k) -> bool:
+    """Whether a 128-row sm90 weight-only tactic of ``tokens`` tokens runs stream-K at m x n x k."""
+    tiles = np.ceil(m / tokens) * np.ceil(n / _tile_tables.TRTLLM_WO_SM90_STREAMK_N)
+    return float(_tiles.streamk_units(spec, tiles, k / K_TILE)[0]) > 0
+
+
+def streamk_switch_lines(data: dict, spec) -> list[str]:
+    """On Hopper: the weight-only rows at M off a power of two over the row at the power above
+    (M'), apart by whether some 128-row tactic (``_tile_tables.TRTLLM_WO_SM90_M`` tokens) runs
+    data-parallel at M' and stream-K at M under the scheduler's heuristic
+    (``_tiles.streamk_units``)."""
+    if spec.architecture != "hopper":
+        return []
+    groups = {True: [], False: []}
+    for e in data["sets"]:
+        if e.get("kernel") != "trtllm_weight_only":
+            continue
+        times = {int(p[0]): p for p in e["points"]}
+        for m, (_, n, k, ms) in times.items():
+            up = 1 << (m - 1).bit_length()
+            if up == m or up not in times or m < 16:
+                continue
+            switch = any(_streamk(spec, m, t, n, k) and not _streamk(spec, up, t, n, k)
+                         for t in _tile_tables.TRTLLM_WO_SM90_M)
+            groups[switch].append(ms / times[up][3])
+    return [f"  off-power M / M', {'a' if key else 'no'} 128-row tactic data-parallel at M' and "
+            f"stream-K at M: {len(v)} rows, median {np.median(v):.2f}, mean {np.mean(v):.2f}, "
+            f"{sum(r > 1.2 for r in v)} above 1.2" for key, v in groups.items() if v]
+
+
 def over_bf16(data: dict, m_min: int = 2048) -> list[str]:
     """Per width: min / median / max of the BF16 Linear's time over the weight-only time, at
     each shape and M >= ``m_min`` both sets of ``data`` time."""
@@ -181,7 +249,8 @@ def main():
             beyond, total = beyond_rounding(entry)
             print(f"  {'':22s} beyond either rounding: {beyond} of {total}; model MAPE / bias "
                   f"at {power_split(data, entry)}")
-        print("\n".join(slope_lines(data, spec) + over_bf16(data)))
+        print("\n".join(slope_lines(data, spec) + dp_bound_lines(data)
+                        + streamk_switch_lines(data, spec) + over_bf16(data)))
 
 
 if __name__ == "__main__":

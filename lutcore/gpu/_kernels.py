@@ -26,8 +26,9 @@ Kernels (``KERNELS``):
   converted and scaled in registers in the main loop, on its own tiles, picked by its own
   heuristic (``_tiles`` T6; ``_library.FPA_INTB_DEQUANT``);
 - ``trtllm_weight_only``: TensorRT-LLM's weight-only plugin: the same fpA_intB conversions on
-  its own sm80 tactics (five tiles, 2-4 stages, serial split-K 1-7), the fastest of them as its
-  build-time profiler picks, and its GEMV kernel below M = 5 (``_tiles`` T8);
+  its own sm80 tactics (five tiles, 2-4 stages, serial split-K 1-7), on Hopper its sm90 wgmma
+  tactics (each weight converted once, stream-K for 128 weight rows; ``_tiles`` T8, T12), the
+  fastest of them as its build-time profiler picks, and its GEMV kernel below M = 5;
 - ``marlin``: Marlin (Frantar et al. 2024): INT4 weights converted in registers once per CTA
   tile, the per-channel scale applied to the outputs, on its own tiles chosen by M, one
   persistent CTA per SM (``_tiles`` T7; ``_library.MARLIN_DEQUANT``);

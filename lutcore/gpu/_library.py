@@ -59,6 +59,12 @@ DEQUANT_INT_OPS, DEQUANT_FP_OPS = 0.5, 1.0
 # bits deep in K (default_mma_tensor_op.h: 32 for INT4) and converts it at each k16 MMA step
 # that reads it (dq_mma_multistage.h): INT4 weights twice.
 FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
+# TensorRT-LLM's sm90 mixed-input main loop (its interleaved copy, cutlass_extensions/gemm/
+# collective/sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69,
+# transform_A_kblock; interleaved_numeric_conversion.h) converts each weight once per CTA tile:
+# INT4 a shift and 4 LOP3 (INT32), 2 HSUB2 + 2 HFMA2 per 8, INT8 2 PRMT and 2 HSUB2 per 4, then
+# the scale, one HMUL2 per 2 weights (``_tiles`` T12)
+RS_DEQUANT = {4: (5 / 8, (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 # Marlin per INT4 weight (marlin_cuda_kernel.cu ``dequant``): a shift and 4 LOP3, 2 HSUB2 + 2
 # HFMA2 per 8 weights, once per CTA tile; group scales add 2 HMUL2 per 4 weights (``scale``).
 MARLIN_DEQUANT, MARLIN_GROUP_SCALE = (5 / 8, 8 / 8), 4 / 4
@@ -173,9 +179,11 @@ class Kernel:
     (``WEIGHTS``: W in the activation format, or quantized W of ``weight_bits`` with group scales);
     ``conversions``: ((weight_bits, (INT32 ops, FP16 lanes) per weight), ...) where they follow
     the width (else the ``work``'s own), plus ``group_scale_ops`` FP16 lanes per weight with
-    group scales; ``acts``: the activation formats it takes (empty: every tensor-core format);
-    ``pre``: a step before the GEMM (``PRE_STEPS``); ``work``: its tiles, selection and CUDA-core
-    work as the tile model sees them (``_tiles.Work``); ``tables``: operand A is precomputed
+    group scales; ``rs_conversions``: the same for its Hopper register-sourced wgmma tiles where
+    their main loop converts differently (``_tiles`` T12); ``acts``: the activation formats it
+    takes (empty: every tensor-core format); ``pre``: a step before the GEMM (``PRE_STEPS``);
+    ``work``: its tiles, selection and CUDA-core work as the tile model sees them
+    (``_tiles.Work``); ``tables``: operand A is precomputed
     tables (the LUT Tensor Core); ``rates``: the library whose own measured tensor-core rates it
     runs at (``GPUSpec.library_efficiency``; "" the GPU's); ``mma_sync``: its tensor-core code is
     Ampere's mma.sync on every GPU (on Hopper capped at ``GPUSpec.mma_sync_fraction``);
@@ -190,6 +198,7 @@ class Kernel:
     rates: str = ""
     weight_bits: tuple = ()
     conversions: tuple = ()
+    rs_conversions: tuple = ()
     group_scale_ops: float = 0.0
     acts: tuple = ()
     pre: str = ""
@@ -201,9 +210,10 @@ class Kernel:
         check.one_of(f"{self.name}: weights", self.weights, WEIGHTS)
         check.one_of(f"{self.name}: pre", self.pre, PRE_STEPS)
         widths = self.weight_bits if self.weights == "quantized" else ()
-        if not set(dict(self.conversions)) <= set(widths):
-            raise ValueError(f"{self.name}: conversions for widths {dict(self.conversions)} "
-                             f"outside its weight_bits {widths}")
+        for field in ("conversions", "rs_conversions"):
+            if not set(dict(getattr(self, field))) <= set(widths):
+                raise ValueError(f"{self.name}: {field} for widths "
+                                 f"{dict(getattr(self, field))} outside its weight_bits {widths}")
         if any(a not in TENSOR_DTYPES for a in self.acts):
             raise ValueError(f"{self.name}: acts {self.acts} not in {TENSOR_DTYPES}")
 
@@ -212,9 +222,12 @@ class Kernel:
         width and the group scales' FP16 ops where the kernel's source has them."""
         if not self.conversions:
             return self.work
-        int_ops, fp_ops = dict(self.conversions)[quant.weight_bits]
-        fp_ops += self.group_scale_ops * bool(quant.group_size)
-        return self.work._replace(dequant_ops=(int_ops, fp_ops))
+        scales = self.group_scale_ops * bool(quant.group_size)
+        ops = {"dequant_ops": dict(self.conversions)[quant.weight_bits]}
+        if quant.weight_bits in dict(self.rs_conversions):
+            ops["rs_dequant_ops"] = dict(self.rs_conversions)[quant.weight_bits]
+        return self.work._replace(**{field: (int_ops, fp_ops + scales)
+                                     for field, (int_ops, fp_ops) in ops.items()})
 
     def check(self, act: str, quant: Quant) -> None:
         """ValueError unless this kernel takes ``act`` activations and ``quant`` weights."""
@@ -258,8 +271,8 @@ KERNEL_LIBRARY = {k.name: k for k in (
     Kernel("trtllm_weight_only", "TensorRT-LLM weight-only plugin", "tensor_core", "quantized",
            Work(tiles=("trtllm_weight_only",), dequant_ops=FPA_INTB_DEQUANT[4],
                 selection="profiled", profiled_below=PROFILED_EVERY_M_BELOW),
-           _TRTLLM + " (_tiles T8)", rates="best_shape", weight_bits=(4, 8),
-           conversions=tuple(FPA_INTB_DEQUANT.items())),
+           _TRTLLM + " (_tiles T8, T12)", rates="best_shape", weight_bits=(4, 8),
+           conversions=tuple(FPA_INTB_DEQUANT.items()), rs_conversions=tuple(RS_DEQUANT.items())),
     Kernel("marlin", "Marlin", "tensor_core", "quantized",
            Work(tiles=("marlin",), dequant_ops=MARLIN_DEQUANT, selection="marlin",
                 ctas_per_sm=1, rows_per_launch=MARLIN_ROWS_PER_LAUNCH),

@@ -35,8 +35,10 @@ TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
 TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
 # T8's GEMV: its (tm, tn) tiles
 TRTLLM_WO_GEMV_TILES = ((16, 16), (16, 32))
-# T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles
+# T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles, and the
+# weight rows whose tiles run under CUTLASS's stream-K scheduler (the others: persistent)
 TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N = (16, 32, 64, 128, 256), (64, 128)
+TRTLLM_WO_SM90_STREAMK_N = 128
 # T9: TensorRT-LLM INT8 (tm, tn, tk, wm, wn) tiles and stages
 TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 128, 64, 64, 32),
                      (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
@@ -94,12 +96,13 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
     """T8 tactics: the GEMV's tiles (group 0: every architecture; 4 warps splitting K, 2
     stages), the sm80 tiles at each stage count and serial split-K factor (warps 1 x 4; group
     1: SM80 only), the sm90 tiles (group 4: the MMA group tile is a consumer warpgroup's 64
-    weight rows x the CTA's tokens; three warpgroups; auto stages)."""
+    weight rows x the CTA's tokens; three warpgroups; auto stages; stream-K for 128 weight
+    rows where the scheduler's heuristic decomposes so, ``_tiles.streamk_units``)."""
     gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0) for tm, tn in TRTLLM_WO_GEMV_TILES]
     sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0)
             for (tm, tn), stages, split in itertools.product(
                 TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)]
-    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, 0)
+    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, float(tn == TRTLLM_WO_SM90_STREAMK_N))
             for tm, tn in itertools.product(TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N)]
     return _table(gemv + sm80 + sm90)
 

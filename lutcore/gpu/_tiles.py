@@ -83,16 +83,18 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    register operand, CTA 64 or 128 weight rows (N) x 16, 32, 64, 128 or 256 tokens (M), k-slab
    128 bytes of activations (64 FP16), Ping-Pong for 64 rows and Cooperative for 128 (one
    producer and two consumer warpgroups either way), no split-K; each consumer warpgroup
-   converts its 64 weight rows, the next k-block's while its wgmma runs (and T12). A later
-   launcher (fpA_intB_launcher_sm90.inl@2a9abd9) runs the 128-row tiles under CUTLASS's
-   stream-K scheduler; whether the releases the data time do is not established, so it is not
-   offered. The plugin profiles every tactic when the engine is built and runs the fastest at
-   the profiled M (selection ``"profiled"``, T11); its batched GEMV CUDA kernel
-   (weightOnlyBatchedGemv/kernelDispatcher.h@16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x
-   the layout's interleave, 2 for INT8 and 4 for INT4, 128 threads, the whole K per CTA) runs
-   for M < 5 (SMALL_M_FAST_PATH) and is one more profiled tactic up to M = 15
-   (``enableCudaKernel``), on either architecture: tiles of 16 rows x 16 or 32 columns, no
-   split-K.
+   converts its 64 weight rows, the next k-block's while its wgmma runs (and T12). The
+   64-row tiles run under CUTLASS's persistent scheduler, the 128-row ones under its stream-K
+   scheduler (``TileScheduler``, launchers/fpA_intB_launcher_sm90.inl at TensorRT-LLM@2a9abd9,
+   of the 1.x cutlass_kernels_oss layout, and its 2026 versions; onnxruntime's port of it,
+   contrib_ops/cuda/llm/fpA_intB_gemm, from 2025), whose default heuristic decides per problem
+   (``streamk_units``), its workspace zeroed by a memset first. The plugin profiles every
+   tactic when the engine is built and runs the fastest at the profiled M (selection
+   ``"profiled"``, T11); its batched GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h
+   @16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x the layout's interleave, 2 for INT8 and
+   4 for INT4, 128 threads, the whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one
+   more profiled tactic up to M = 15 (``enableCudaKernel``), on either architecture: tiles of
+   16 rows x 16 or 32 columns, no split-K.
 T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
    semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
    workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
@@ -119,6 +121,12 @@ T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic fro
 T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecialized_mixed_
    input.hpp ``mma``): a consumer warpgroup waits for a k-tile's first wgmma, then loads and
    converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
+   TensorRT-LLM's sm90 weight-only tiles run its interleaved copy (both launchers of T8;
+   sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69 ``mma``): after
+   each wgmma it waits to K_BLOCK_MAX - type_factor / 2 in flight, then converts the next
+   register buffer (``rs_convert``): a buffer's turn is a wgmma's latency, the LDS at a k-tile's
+   start and its conversion in series; stages fill shared memory (sm90_gmma_builder.inl
+   compute_stage_count_or_override_single_affine_transformed_input: no cap): one CTA an SM.
 T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimization profile,
    the tactic its builder timed fastest at the profile's optimum dimensions ("The builder
    selects the kernels that result in the lowest runtime for the optimum input tensor
@@ -157,6 +165,9 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 # T8's GEMV: the M below which it always runs, the largest M it takes
 TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = 5, 15
+# T8: the fewest k-tiles of a stream-K unit (tile_scheduler_params.h min_iters_per_sk_unit_);
+# T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
+MIN_ITERS_PER_SK_UNIT, RS_LOAD_BITS, RS_GROUP_ROWS = 8, 128, 64
 
 class Hardware(NamedTuple):
     """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
@@ -196,7 +207,9 @@ class Work(NamedTuple):
     ``_tile_tables.CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
     LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
-    (INT32, FP16) CUDA-core ops per weight converted; ``persistent``: the persistent stream-K
+    (INT32, FP16) CUDA-core ops per weight converted; ``rs_dequant_ops``: those of its sm90
+    register-sourced tiles where their main loop's source was read (T12; (0, 0): as
+    ``dequant_ops``, T12's chain without them); ``persistent``: the persistent stream-K
     kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
     ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
     ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
@@ -214,6 +227,7 @@ class Work(NamedTuple):
     lookup_conflict: float = 1.0
     lookup_fp_ops: float = 0.0
     dequant_ops: tuple = (0.0, 0.0)
+    rs_dequant_ops: tuple = (0.0, 0.0)
     persistent: bool = True
     serial_store: bool = False
     selection: str = "fastest"
@@ -295,6 +309,8 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
         slab = c["tk"] * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
         fit = jnp.floor((hw.smem - SMEM_RESERVED) / slab)
         stages = jnp.where(c["stages"] > 0, c["stages"], jnp.clip(fit, 2, MAX_STAGES))
+        if work.rs_dequant_ops != (0.0, 0.0):  # T12: its builder's stages fill the SM
+            stages = jnp.where(c["group"] == 4, jnp.maximum(fit, 2), stages)
         smem = stages * slab
     ctas = jnp.minimum(
         jnp.minimum(jnp.floor(hw.registers / (4 * registers * threads)),
@@ -306,6 +322,15 @@ def occupancy(hw: Hardware, c: dict, work: Work) -> Occupancy:
     feasible = arch & (registers <= hw.max_registers_per_thread) & (ctas >= 1)
     return Occupancy(registers=registers, accumulators=accumulators, threads=threads,
                      stages=stages, smem=smem, ctas=jnp.maximum(ctas, 1.0), feasible=feasible)
+
+
+def conversion_ops(c: dict, work: Work):
+    """(INT32, FP16) ops per weight every candidate converts: ``work.rs_dequant_ops`` on its
+    sm90 register-sourced tiles where set (T12), else ``work.dequant_ops``."""
+    if work.rs_dequant_ops == (0.0, 0.0):
+        return work.dequant_ops
+    return tuple(jnp.where(c["group"] == 4, rs, ops)
+                 for rs, ops in zip(work.rs_dequant_ops, work.dequant_ops))
 
 
 def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipes:
@@ -326,7 +351,7 @@ def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipe
     smem = (reads + fill) / hw.smem_bytes_per_clock
     utilization = jnp.minimum(1.0, occ.ctas * c["warps"] / 4)  # an MMA warp per tensor core
     compute = tile_macs / (hw.macs * utilization)
-    int_ops, fp_ops = work.dequant_ops
+    int_ops, fp_ops = conversion_ops(c, work)
     # Mixed-input kernels convert W in registers after each MMA group loads its fragment: every
     # group along M converts the columns it reads (CUTLASS mixed-input GEMM, Marlin).
     converted = c["tn"] * k_pad * c["tm"] / c["wm"]
@@ -433,14 +458,41 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
     return jnp.maximum(best, 0)  # none resident: candidate 0, whose total is inf
 
 
-def serial_fixup(hw: Hardware, c: dict, work: Work):
+def streamk_units(hw: Hardware, tiles, k_tiles):
+    """(units, their output tiles, the most units sharing one) of CUTLASS's sm90 stream-K
+    scheduler (T8), its default heuristic (tile_scheduler_params.h get_num_sk_tiles,
+    get_num_sk_units): 0 units (data-parallel) where the last wave of one CTA an SM is at least
+    half full or a tile has at most ``MIN_ITERS_PER_SK_UNIT`` k-tiles; else the last two waves'
+    tiles over min(SMs, their k-tiles / ``MIN_ITERS_PER_SK_UNIT``) units, a tile shared by
+    units / tiles where whole (its split-K decomposition), else by 1 + the unit boundaries in it."""
+    full = jnp.floor(tiles / hw.sms)
+    tail = tiles - full * hw.sms
+    sk_tiles = tiles - jnp.maximum(full - 1, 0) * hw.sms
+    units = jnp.minimum(hw.sms, jnp.floor(sk_tiles * k_tiles / MIN_ITERS_PER_SK_UNIT))
+    data_parallel = (tail == 0) | (k_tiles <= MIN_ITERS_PER_SK_UNIT) | (2 * tail >= hw.sms)
+    ratio = units / sk_tiles
+    peers = jnp.where(ratio == jnp.floor(ratio), ratio, jnp.ceil(ratio) + 1)
+    return jnp.where(data_parallel, 0.0, units), sk_tiles, peers
+
+
+def rs_convert(hw: Hardware, work: Work):
+    """SM clocks a consumer warpgroup (all four SM sub-partitions' lanes) converts one register
+    buffer in (T12: ``RS_GROUP_ROWS`` rows x ``RS_LOAD_BITS`` / weight_bits deep)."""
+    int_ops, fp_ops = work.rs_dequant_ops
+    weights = RS_GROUP_ROWS * RS_LOAD_BITS / hw.weight_bits
+    return weights * (int_ops / hw.int32_lanes + fp_ops / hw.fp16_lanes)
+
+
+def serial_fixup(hw: Hardware, c: dict, work: Work, peers=1.0):
     """Seconds of a serial split-K kernel's fixup chain (T10): the split-k CTAs of one output
     tile take turns in the epilogue (CUTLASS kernel/gemm.h: wait on the tile's semaphore, load
     the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
-    that depend on the previous store: 2 dependent DRAM round trips per later split."""
+    that depend on the previous store: 2 dependent DRAM round trips per later split; a
+    stream-K tile's ``peers`` alike (T8: deterministic reduction, sm90_tile_scheduler_stream_k.hpp
+    ``fixup``)."""
     if work.tiles[0] != "trtllm_weight_only":
         return 0.0
-    return (c["split"] - 1) * 2 * hw.dram_latency
+    return (c["split"] - 1 + c["streamk"] * (peers - 1)) * 2 * hw.dram_latency
 
 
 def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
@@ -449,6 +501,13 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     [..., 1]); infeasible or unoffered candidates take infinite seconds. ``choosing``: the
     library's heuristics choose among them at this M (T3, T4); False: a tactic chosen
     elsewhere runs here (T13)."""
+    k_tiles = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"])
+    tiles = jnp.ceil(m / c["tm"]) * jnp.ceil(n / c["tn"]) * c["split"]
+    units, sk_tiles, peers, trtllm = hw.sms, tiles, 1.0, work.tiles[0] == "trtllm_weight_only"
+    if trtllm:  # T8: the stream-K scheduler decomposes its tactics per problem
+        units, sk_tiles, peers = streamk_units(hw, tiles, k_tiles)
+        c = dict(c, streamk=c["streamk"] * (units > 0))
+        units = jnp.maximum(units, 1.0)
     moved = traffic(hw, c, m, n, k, occ)
     useful_split = work.persistent | (c["streamk"] == 0)
     if choosing:  # T3: split-K only where the output tiles leave SMs idle
@@ -463,8 +522,9 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
         # (fpA_intB_gemm_template.h, "k must be multiple of threadblockK": the launcher throws
         # for k / split_k_factor % 64, and the profiler drops a tactic that throws)
         useful_split &= (c["split"] == 1) | (jnp.floor(k / c["split"]) % c["tk"] == 0)
-    tiles_per_sm = jnp.where(c["streamk"] > 0, moved.tiles / hw.sms,
-                             jnp.ceil(moved.tiles / hw.sms))
+    # T4, T8: stream-K units share their tiles' k-tiles (data-parallel waves before them whole)
+    tiles_per_sm = jnp.where(c["streamk"] > 0, (tiles - sk_tiles) / hw.sms + sk_tiles / units,
+                             jnp.ceil(tiles / hw.sms))
     # A mixed-input kernel's conversions issue from the warps that issue its MMAs, between
     # the fragment load and the MMA that consumes it: with mma.sync they add to the tensor
     # pipe's time instead of hiding under it; an asynchronous wgmma (group 4, T8) runs while
@@ -476,14 +536,16 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
                                 jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem))
         # T12: an SM runs its tiles' chains in rounds of co-resident CTAs (stream-K: one CTA)
         rounds = jnp.where(c["streamk"] > 0, tiles_per_sm, jnp.ceil(tiles_per_sm / occ.ctas))
-        chain = jnp.where(c["group"] == 4, rounds * jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"])
-                          * hw.rs_chain, 0.0)
+        chain = jnp.where(c["group"] == 4, rounds * k_tiles * (hw.rs_chain + rs_convert(hw, work)),
+                          0.0)
     sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / hw.clock
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
-    launches_per_gemm = 1.0 + (c["split"] > 1)  # T10: split-K's memset or reduction kernel
+    # T10: split-K's memset or reduction kernel; T8: stream-K's workspace memset (CUTLASS
+    # workspace.h zero_workspace, cudaMemsetAsync, from the scheduler's initialize_workspace)
+    launches_per_gemm = 1.0 + (c["split"] > 1) + (c["streamk"] > 0) * trtllm
     total = (overlapped(sm_time, jnp.maximum(l2_time, dram_time), occ.stages - 1) + store_time
              + launches_per_gemm * hw.kernel_latency + prologues(hw, c, tiles_per_sm, occ)
-             + serial_fixup(hw, c, work))
+             + serial_fixup(hw, c, work, peers))
     return jnp.where(occ.feasible & useful_split, total, jnp.inf), moved, tiles_per_sm
 
 
