@@ -56,6 +56,7 @@ from ._frameworks import (
     HF_EAGER,
     LLAMA_CPP,
     TENSORRT_LLM,
+    TENSORRT_LLM_0_8,
     VLLM,
     Framework,
 )
@@ -220,6 +221,8 @@ class Deployment:
 DEPLOYMENTS = {
     # TensorRT-LLM: fused QKV and gate/up GEMMs, epilogue fusion, its FMHA
     "tensorrt_llm": Deployment(framework=TENSORRT_LLM),
+    # TensorRT-LLM 0.8 (its first-token tables): the same, its Hopper FMHA on a static grid
+    "tensorrt_llm_0.8": Deployment(framework=TENSORRT_LLM_0_8),
     # vLLM / sarathi-serve as Vidur profiles it: separate residual adds, scalar row kernels
     "vllm": Deployment(fusion=False, row_kernels="scalar", framework=VLLM),
     # transformers' eager Llama as LLMServingSim times it (llm_profile/models/llama.py)
