@@ -132,10 +132,14 @@ def iterations_per_instance(tokens, context, block_m, block_n):
 
 # TensorRT-LLM's Hopper context FMHA: the fmha_v2 warp-specialized flash-attention kernels
 # (TMA loads, two compute groups of 64 query rows a CTA; a "tile" is a CTA's 2 x 64 rows).
-# TensorRT-LLM 0.8 ships them for sm90 (fmha_v2_flash_attention_{fp16,bf16}_64_128_S_128_tma_
-# ws_sm90, ...) and selects them for every causal FP16 / BF16 prefill but head size <= 64 at
-# <= 256 tokens (its fmhaRunner setup: flash attention, then warp_specialization on sm90); 1.x
-# times the same kernel family. What differs is the launch (``static_grid_stretch``).
+# The 0.7-0.8-era release ships them for sm90 (fmha_v2_flash_attention_{fp16,bf16}_64_128_S_128
+# _tma_ws_sm90, _64_64_S_256_, _64_256_S_{32,64}_) and its runner takes them for every FP16 /
+# BF16 prefill but head size <= 64 at <= 256 tokens (the fmha_v2 sm90 non-flash kernels there):
+# setup sets flash_attention, then warp_specialization on sm90 (microsoft/onnxruntime@60c8bc4,
+# onnxruntime/contrib_ops/cuda/bert/tensorrt_llm_fmha/: its port of that release's cubins and
+# fmhaRunner; NVIDIA's own runner of 0.8 is not in the index, its launcher is, below). 1.x
+# runs the same kernel family (``_operators.FMHA_Q_STEP``); the launch differs
+# (``static_grid_stretch``).
 WS_Q_STEP, WS_COMPUTE_GROUPS = 64, 2
 # (head dim, KV step) of the kernels' sTmaMetaInfo (NVIDIA/TensorRT-LLM@2340c77, cpp/
 # tensorrt_llm/kernels/contextFusedMultiHeadAttention/fused_multihead_attention_v2.h)

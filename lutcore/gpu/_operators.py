@@ -129,7 +129,8 @@ EAGER_STRIDED_OPERATIONS = 217.0
 # Query rows per CTA of the FMHA (one head each): TensorRT-LLM's flash-attention kernels for
 # head size 128 on Hopper, fmha_v2_flash_attention_{fp16,bf16}_64_128_S_qkv_128_tma_ws_sm90
 # (NVIDIA/TensorRT-LLM@03cdd5a, cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/cubin/
-# fmha_cubin.h: 64 query rows, KV steps of 128); its Ampere kernels are taken alike
+# fmha_cubin.h: 64 query rows, KV steps of 128; 0.8 ships the same kernel,
+# ..._64_128_S_128_tma_ws_sm90, ``_flash``); its Ampere kernels are taken alike
 FMHA_Q_STEP = 64
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
