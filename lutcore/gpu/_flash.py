@@ -176,12 +176,14 @@ def static_grid_stretch(tokens, instances, head_dim, sms, l2_bytes):
     CTAs, each taking the heads y, y + grid.y, ...; grid.x = min(tiles, sms // grid.y) where K
     and V of grid.y heads fit in the L2 (grid.y tokens x head_dim x 4 bytes), else one tile a
     CTA; each CTA the contiguous query steps ceil(ceil(tokens / 64) / grid.x), rounded up to
-    even, from grid.x's index (dma.h@d513eea, SCHEDULING_MODE 0). The causal load grows with
+    even, from grid.x's index (dma.h@d513eea, SCHEDULING_MODE 0: the published kernel source's
+    loop for that launch; 0.8 ships its kernels as cubins only). The causal load grows with
     the query step, so the last CTA along x (or the full one before it) is the busiest. Where
     K, V do not fit (more CTAs than SMs, dispatched as SMs free up) it is taken as balanced.
     1.x (fused_multihead_attention_v2.cpp@029c15c, dynamic_scheduler, set for every sm90 ws
     launch by fmhaRunner.cpp@00dbe28): min(tiles x instances, sms) CTAs draw tiles from a
-    counter, the longest first where K, V fit."""
+    counter, the longest first where K, V fit (its bound here is a lower one: the stretch is
+    at most that close to the truth)."""
     kv_step = ws_kv_step(head_dim)
     steps = jnp.ceil(tokens / WS_Q_STEP)
     tiles = jnp.ceil(steps / WS_COMPUTE_GROUPS)
