@@ -182,8 +182,8 @@ def static_grid_stretch(tokens, instances, head_dim, sms, l2_bytes):
     K, V do not fit (more CTAs than SMs, dispatched as SMs free up) it is taken as balanced.
     1.x (fused_multihead_attention_v2.cpp@029c15c, dynamic_scheduler, set for every sm90 ws
     launch by fmhaRunner.cpp@00dbe28): min(tiles x instances, sms) CTAs draw tiles from a
-    counter, the longest first where K, V fit (its bound here is a lower one: the stretch is
-    at most that close to the truth)."""
+    counter, the longest first where K, V fit (taken at a lower bound of its makespan: the
+    stretch errs high by what that schedule's tail adds)."""
     kv_step = ws_kv_step(head_dim)
     steps = jnp.ceil(tokens / WS_Q_STEP)
     tiles = jnp.ceil(steps / WS_COMPUTE_GROUPS)
