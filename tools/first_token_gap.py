@@ -30,12 +30,27 @@ all-reduce time, and what each candidate cause would have to be to close the gap
   weights read at 3.35 vs 4.8 TB/s) and shows on the A100 too;
 - per Hopper row, what T13 would add if TensorRT 9's FP8 tactics had no persistent stream-K
   kernel: the layer's projection GEMMs at the engine's tactic chosen without them, less the
-  model's (``Work.persistent``; a what-if: no source says which tactics TensorRT 9.2 offers).
+  model's (``Work.persistent``; a what-if: no source says which tactics TensorRT 9.2 offers);
+- per Hopper 2048-token row, the context FMHA of one layer as the set prices it (0.8's static
+  grid, ``_flash.static_grid_stretch``) beside 1.x's dynamic scheduler (the ``tensorrt_llm``
+  record the 0.8 one takes its constants from): what the grid adds. At 128 tokens each head is
+  one tile on either, so the 128-token gap is not the FMHA's.
+
+What the benchmark runs besides the engine's context pass at output length 1 (GptSession::
+generate, NVIDIA/TensorRT-LLM@027cd51 cpp/tensorrt_llm/runtime/gptSession.cpp, the stored
+0.x session, earlier than 0.8; its generate loop): the decoder's new batch and one step (top-k
+1 sampling: gptSessionBenchmark's SamplingConfig, benchmarks/cpp/gptSessionBenchmark.cpp at the
+same commit), a host sync on the finished flags, the output ids' finalize and a stream sync,
+once per row. The model prices none of it: no calibration set times it; a handful of small
+kernels and syncs once per row against 128-token gaps of 2.5-2.7 ms (the 7B rows), 5.3-5.5
+(LLaMA 70B) and 18.5-18.7 (Falcon-180B) a row.
 
 Usage: PYTHONPATH=. python tools/first_token_gap.py
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
@@ -137,6 +152,23 @@ def streamk_whatif(data: dict, entry: dict, spec) -> None:
               f"us/layer against a gap of {(measured - modeled) / model['layers'] * 1e6:4.0f}")
 
 
+def fmha_grid_part(data: dict, entry: dict, spec) -> None:
+    """Per 2048-token row of a Hopper set: one layer's FMHA on the set's deployment and on
+    the same with 1.x's ``tensorrt_llm`` record (module doc)."""
+    for row in (dict(zip(entry["columns"], p)) for p in entry["points"]):
+        if row["tokens"] != 2048:
+            continue
+        model = data["models"][row["model"]]
+        shape = _measured._shape(row["model"], model, model["layers"])
+        deployment = _measured.row_deployment(data, entry, row)
+        one_x = dataclasses.replace(deployment, framework=gpu.FRAMEWORKS["tensorrt_llm"])
+        static, dynamic = (float(gpu.layer_breakdown(spec, shape, d, gpu.workload(1, 2048),
+                                                     launch=0.0)["attention"])
+                           for d in (deployment, one_x))
+        print(f"  {row['model']:12s} 2048 tokens: FMHA {static * 1e6:5.1f} us/layer on 0.8's "
+              f"grid, {dynamic * 1e6:5.1f} on 1.x's scheduler ({(static - dynamic) * 1e6:+5.1f})")
+
+
 def main():
     data = _measured.load(SET)
     short = {}
@@ -148,6 +180,7 @@ def main():
         long_rows(data, entry, spec, short[device])
         if spec.architecture == "hopper":
             streamk_whatif(data, entry, spec)
+            fmha_grid_part(data, entry, spec)
     across_gpus(short)
 
 

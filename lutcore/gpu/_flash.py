@@ -128,3 +128,80 @@ def iterations_per_instance(tokens, context, block_m, block_n):
     cached = context - tokens
     full = (q_blocks - 1) * (block_m / block_n * q_blocks / 2 + jnp.ceil(cached / block_n))
     return full + jnp.ceil(context / block_n)
+
+
+# TensorRT-LLM's Hopper context FMHA: the fmha_v2 warp-specialized flash-attention kernels
+# (TMA loads, two compute groups of 64 query rows a CTA; a "tile" is a CTA's 2 x 64 rows).
+# The 0.7-0.8-era release ships them for sm90 (fmha_v2_flash_attention_{fp16,bf16}_64_128_S_128
+# _tma_ws_sm90, _64_64_S_256_, _64_256_S_{32,64}_) and its runner takes them for every FP16 /
+# BF16 prefill but head size <= 64 at <= 256 tokens (the fmha_v2 sm90 non-flash kernels there):
+# setup sets flash_attention, then warp_specialization on sm90 (microsoft/onnxruntime@60c8bc4,
+# onnxruntime/contrib_ops/cuda/bert/tensorrt_llm_fmha/: its port of that release's cubins and
+# fmhaRunner; NVIDIA's own runner of 0.8 is not in the index, its launcher is, below). 1.x
+# runs the same kernel family (``_operators.FMHA_Q_STEP``); the launch differs
+# (``static_grid_stretch``).
+WS_Q_STEP, WS_COMPUTE_GROUPS = 64, 2
+# (head dim, KV step) of the kernels' sTmaMetaInfo (NVIDIA/TensorRT-LLM@2340c77, cpp/
+# tensorrt_llm/kernels/contextFusedMultiHeadAttention/fused_multihead_attention_v2.h)
+WS_KV_STEPS = ((32, 256), (64, 256), (128, 128), (256, 64))
+
+
+def ws_kv_step(head_dim):
+    """KV rows per iteration of the Hopper kernel for ``head_dim`` (``WS_KV_STEPS``; a head dim
+    between two listed takes the larger's kernel)."""
+    step = jnp.full(jnp.shape(head_dim), float(WS_KV_STEPS[-1][1]))
+    for dim, kv_step in reversed(WS_KV_STEPS[:-1]):
+        step = jnp.where(head_dim <= dim, float(kv_step), step)
+    return step
+
+
+def ws_tile_iterations(tiles, kv_step):
+    """KV iterations of the first ``tiles`` tiles of one head under the causal mask: tile j
+    (0-based) runs ceil((j + 1) 128 / kv_step) (the kernel's kv_idx_end, SKIP_CAUSAL_MASK_TILES:
+    NVIDIA/TensorRT-LLM@d513eea cpp/kernels/fmha_v2/src/fmha/warpspec/dma.h
+    compute_kv_tile_idx); in closed form for the listed KV steps (64, 128: an integer 128 /
+    kv_step per tile; 256: sum of ceil(i / 2) = floor((n + 1)^2 / 4))."""
+    per = WS_Q_STEP * WS_COMPUTE_GROUPS / kv_step
+    return jnp.where(per >= 1, per * tiles * (tiles + 1) / 2, jnp.floor((tiles + 1) ** 2 / 4))
+
+
+def static_grid_stretch(tokens, instances, head_dim, sms, l2_bytes):
+    """How much longer TensorRT-LLM 0.8's static grid runs a causal Hopper FMHA prefill
+    (``tokens`` new tokens, nothing cached, over ``instances`` sequences x heads) than the
+    dynamic, longest-tile-first scheduler of 1.x that the Hopper record is calibrated on: the
+    busiest CTA's KV iterations over the balanced schedule's bound (the mean load of
+    min(tiles, sms) persistent CTAs, at least the longest tile).
+
+    0.8's launch (fused_multihead_attention_v2.h@2340c77, run): grid.y = min(instances, sms)
+    CTAs, each taking the heads y, y + grid.y, ...; grid.x = min(tiles, sms // grid.y) where K
+    and V of grid.y heads fit in the L2 (grid.y tokens x head_dim x 4 bytes), else one tile a
+    CTA; each CTA the contiguous query steps ceil(ceil(tokens / 64) / grid.x), rounded up to
+    even, from grid.x's index (dma.h@d513eea, SCHEDULING_MODE 0: the published kernel source's
+    loop for that launch; 0.8 ships its kernels as cubins only). The causal load grows with
+    the query step, so the last CTA along x (or the full one before it) is the busiest. Where
+    K, V do not fit (more CTAs than SMs, dispatched as SMs free up) it is taken as balanced.
+    1.x (fused_multihead_attention_v2.cpp@029c15c, dynamic_scheduler, set for every sm90 ws
+    launch by fmhaRunner.cpp@00dbe28): min(tiles x instances, sms) CTAs draw tiles from a
+    counter, the longest first where K, V fit (taken at a lower bound of its makespan: the
+    stretch errs high by what that schedule's tail adds)."""
+    kv_step = ws_kv_step(head_dim)
+    steps = jnp.ceil(tokens / WS_Q_STEP)
+    tiles = jnp.ceil(steps / WS_COMPUTE_GROUPS)
+    grid_y = jnp.minimum(instances, sms)
+    fits = grid_y * tokens * head_dim * 4.0 <= l2_bytes
+    grid_x = jnp.where(fits, jnp.minimum(tiles, jnp.floor(sms / grid_y)), tiles)
+    per_cta = jnp.ceil(steps / grid_x)
+    per_cta = (per_cta + per_cta % 2) / WS_COMPUTE_GROUPS  # tiles a CTA along x
+    last = jnp.ceil(tiles / per_cta) - 1.0  # the last CTA along x with work
+
+    def load(first, end):
+        return ws_tile_iterations(end, kv_step) - ws_tile_iterations(first, kv_step)
+
+    busiest = jnp.maximum(load(last * per_cta, tiles),
+                          load(jnp.maximum(last - 1.0, 0.0) * per_cta, last * per_cta))
+    static = jnp.ceil(instances / grid_y) * busiest
+    total = instances * ws_tile_iterations(tiles, kv_step)
+    balanced = jnp.maximum(total / jnp.minimum(tiles * instances, sms),
+                           ws_tile_iterations(tiles, kv_step) - ws_tile_iterations(tiles - 1,
+                                                                                   kv_step))
+    return jnp.where(fits & (tokens > 1), static / balanced, 1.0)

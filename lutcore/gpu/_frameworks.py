@@ -26,7 +26,11 @@ fitted by ``tools/calibrate_gpu.py`` on ``role: calibration`` sets only).
   per-round or rate constant), or ``None``: the tile model's pipes at ``attention_rate``;
 - ``by_architecture``: ((architecture, Framework), ...): the records whose attention costs
   replace these on GPUs of that architecture (``GPUSpec.architecture``; its kernels are other
-  builds, e.g. TensorRT-LLM's sm90 FMHA), where a calibration set times them there.
+  builds, e.g. TensorRT-LLM's sm90 FMHA), where a calibration set times them there;
+- ``fmha_grid``: how its Hopper FMHA's CTAs take the query tiles of a causal prefill,
+  ``"dynamic"`` (a tile counter, the longest first: what the calibration sets time) or
+  ``"static"`` (TensorRT-LLM 0.8's fixed grid: its busiest CTA sets the time,
+  ``_flash.static_grid_stretch``).
 
 The frameworks' kernels and fusions are ``Deployment`` fields; ``_operators.DEPLOYMENTS``
 holds the preset deployments built on these records.
@@ -40,6 +44,8 @@ from lutcore import _checks as check
 
 from ._flash import FLASH_ATTENTION_2, FlashKernel
 from ._specs import ARCHITECTURES
+
+FMHA_GRIDS = ("dynamic", "static")  # Framework.fmha_grid
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,8 +68,10 @@ class Framework:
     decode_wave: float = 0.0
     flash: FlashKernel | None = None
     by_architecture: tuple = ()
+    fmha_grid: str = "dynamic"
 
     def __post_init__(self):
+        check.one_of("fmha_grid", self.fmha_grid, FMHA_GRIDS)
         for field in ("kernel_latency", "strided_latency", "launch_overhead", "step_overhead",
                       "attention_call", "attention_sequence", "attention_tile", "decode_call",
                       "decode_sequence", "decode_wave"):
@@ -150,7 +158,21 @@ VLLM = Framework("vllm", "Vidur (calibration): the GPU specs' kernel constants (
 # llama.cpp (CUDA backend): no public timing of its kernels or host loop in a calibration set.
 LLAMA_CPP = Framework("llama_cpp", "no calibration set: the kernels alone")
 
-FRAMEWORKS = {f.name: f for f in (BARE, HF_EAGER, FLASH_ATTN, TENSORRT_LLM, VLLM, LLAMA_CPP)}
+# TensorRT-LLM 0.8 (its first-token tables, trtllm_first_token.yaml): on Hopper the same
+# warp-specialized FMHA kernels as 1.x (``_flash``: the sm90 cubins and the runner's choice),
+# launched on 0.8's static grid, not 1.x's dynamic tile scheduler (``fmha_grid``); every
+# constant the 1.x records' (no calibration set times 0.8). Ampere: 0.8's sm80 launch, one CTA
+# a 64-row query step (grid (steps, heads, batch)), is 1.x's (fused_multihead_attention_v2.h
+# @2340c77 and .cpp@029c15c): the A100 record unchanged.
+TENSORRT_LLM_0_8 = dataclasses.replace(
+    TENSORRT_LLM, name="tensorrt_llm_0.8",
+    source=TENSORRT_LLM.source + "; TensorRT-LLM 0.8: on Hopper its static FMHA grid",
+    by_architecture=(("hopper", dataclasses.replace(TENSORRT_LLM_HOPPER,
+                                                    name="tensorrt_llm_0.8",
+                                                    fmha_grid="static")),))
+
+FRAMEWORKS = {f.name: f for f in (BARE, HF_EAGER, FLASH_ATTN, TENSORRT_LLM, TENSORRT_LLM_0_8,
+                                  VLLM, LLAMA_CPP)}
 
 # T13 (``_tiles``): a TensorRT-LLM engine built without ``--gemm_plugin`` leaves its GEMMs to
 # TensorRT, whose builder picks each tactic at the optimization profile's optimum. The

@@ -56,6 +56,7 @@ from ._frameworks import (
     HF_EAGER,
     LLAMA_CPP,
     TENSORRT_LLM,
+    TENSORRT_LLM_0_8,
     VLLM,
     Framework,
 )
@@ -128,7 +129,8 @@ EAGER_STRIDED_OPERATIONS = 217.0
 # Query rows per CTA of the FMHA (one head each): TensorRT-LLM's flash-attention kernels for
 # head size 128 on Hopper, fmha_v2_flash_attention_{fp16,bf16}_64_128_S_qkv_128_tma_ws_sm90
 # (NVIDIA/TensorRT-LLM@03cdd5a, cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/cubin/
-# fmha_cubin.h: 64 query rows, KV steps of 128); its Ampere kernels are taken alike
+# fmha_cubin.h: 64 query rows, KV steps of 128; 0.8 ships the same kernel,
+# ..._64_128_S_128_tma_ws_sm90, ``_flash``); its Ampere kernels are taken alike
 FMHA_Q_STEP = 64
 ROW_THREADS, ROTARY_THREADS = 1024, 512  # CTA sizes of the row kernels (module doc)
 FP16_BYTES = float(GPU_FORMATS["fp16"].nbytes)  # activations between operators, scores, weights
@@ -220,6 +222,8 @@ class Deployment:
 DEPLOYMENTS = {
     # TensorRT-LLM: fused QKV and gate/up GEMMs, epilogue fusion, its FMHA
     "tensorrt_llm": Deployment(framework=TENSORRT_LLM),
+    # TensorRT-LLM 0.8 (its first-token tables): the same, its Hopper FMHA on a static grid
+    "tensorrt_llm_0.8": Deployment(framework=TENSORRT_LLM_0_8),
     # vLLM / sarathi-serve as Vidur profiles it: separate residual adds, scalar row kernels
     "vllm": Deployment(fusion=False, row_kernels="scalar", framework=VLLM),
     # transformers' eager Llama as LLMServingSim times it (llm_profile/models/llama.py)

@@ -10,7 +10,9 @@ graph of ``lutcore.gpu._operators`` on a GPU.
   the fused attention kernel (FMHA) keeps its scores on chip, so it takes its tiles' tensor
   and shared-memory pipe time (not the score tiles' stores the tile model would charge a GEMM
   with that output) at the framework's rate, plus one kernel's fixed time, a tile's fill and
-  the framework's costs (``Framework``: per call, per sequence, per round of query tiles); a
+  the framework's costs (``Framework``: per call, per sequence, per round of query tiles; on a
+  static grid, TensorRT-LLM 0.8's, the pipe time stretched to its busiest CTA's,
+  ``_flash.static_grid_stretch``); a
   framework running FlashAttention-2 (``Framework.flash``) pays its CTAs' chains of KV
   iterations and rounds of CTAs instead of the pipes and the tile's fill (``_flash``);
 - memory-bound operators: max(DRAM bytes / streaming bandwidth, CUDA-core FLOPs / CUDA-core
@@ -44,7 +46,13 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ._flash import iteration_costs, iteration_seconds, rounds, schedule_iterations
+from ._flash import (
+    iteration_costs,
+    iteration_seconds,
+    rounds,
+    schedule_iterations,
+    static_grid_stretch,
+)
 from ._frameworks import BARE
 from ._kernels import (
     Hardware,
@@ -84,7 +92,8 @@ class Machine(NamedTuple):
     (``Framework``, as on the GPU's architecture: its kernels' fixed time and host times replace
     the spec's; its attention operator's per-call, per-sequence and per-round-of-CTAs times and
     rate; its FlashAttention-2 kernel, ``flash`` 1, where it runs one: the tile and the
-    ``_flash.iteration_costs`` and the time of a round of its CTAs)."""
+    ``_flash.iteration_costs`` and the time of a round of its CTAs; ``fmha_static`` 1 where its
+    FMHA runs on a static grid, ``Framework.fmha_grid``)."""
 
     projection: Hardware
     fp16: Hardware
@@ -113,6 +122,7 @@ class Machine(NamedTuple):
     flash_mac: jnp.ndarray
     flash_score: jnp.ndarray
     flash_round: jnp.ndarray
+    fmha_static: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -140,6 +150,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
     values = dict(flash=flash is not None, flash_block_m=block[0], flash_block_n=block[1],
                   flash_mac=costs[0], flash_score=costs[1],
                   flash_round=flash.round_time(gpu.architecture) if flash else 0.0,
+                  fmha_static=frame.fmha_grid == "static",
                   dram_bandwidth=gpu.achievable_dram_bandwidth,
                   cuda_core_flops=gpu.vector_flops,
                   launch_overhead=_either(frame.launch_overhead, gpu.launch_overhead),
@@ -248,7 +259,9 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
         for row, op in enumerate(group):
             own = tiles[row]
             if op.name == FMHA:  # its scores stay on chip: the tiles' pipes, not their stores
-                piped = (pipes[row] / mach.attention_rate + mach.fp16.kernel_latency
+                stretch = jnp.where(mach.fmha_static > 0, static_grid_stretch(
+                    op.m, op.count / 2.0, op.k, mach.fp16.sms, mach.fp16.l2), 1.0)
+                piped = (pipes[row] * stretch / mach.attention_rate + mach.fp16.kernel_latency
                          + mach.fp16.tile_prologue + _framework(mach, op))
                 chain = flash_chain(mach, op) + mach.fp16.kernel_latency + _framework(mach, op)
                 own = jnp.where(mach.flash > 0, chain, piped)
