@@ -205,7 +205,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         if record.weights == "quantized":
             w_bytes += quant.scale_bytes
     values = dict(
-        sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[setup.inputs], registers=gpu.registers,
+        sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[setup.inputs], boost_clock=gpu.boost_clock,
+        registers=gpu.registers,
         max_registers_per_thread=gpu.max_registers_per_thread, smem=gpu.smem,
         smem_bytes_per_clock=gpu.smem_bytes_per_clock, fp16_lanes=gpu.fp16_lanes,
         int32_lanes=gpu.int32_lanes, l2=gpu.l2, l2_bandwidth=gpu.l2_bandwidth,
