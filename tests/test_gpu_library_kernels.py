@@ -176,8 +176,9 @@ def test_trtllm_weight_only_tactics():
     """TensorRT-LLM's weight-only plugin (T8): its GEMV's 3 tile widths, 5 sm80 tiles x 3 stage
     counts x split-K 1-7 (get_candidate_configs for sm80), 5 x 2 sm90 tiles without split-K
     (get_candidate_configs_sm90), the fastest as its profiler picks, never slower than the
-    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV (8 columns x the
-    layout's interleave: 32 for INT4 on the A100, no split-K), up to M = 15 one tactic more."""
+    TVM build's heuristic pick on the same conversions; its GEMV one tactic more below M = 16
+    (8 columns x the layout's interleave: 32 for INT4 on the A100, no split-K), the fastest
+    here below M = 5."""
     table = _tile_tables.trtllm_weight_only_candidates()
     assert len(table["tm"]) == 3 + 5 * 3 * 7 + 5 * 2 and set(table["split"]) == set(range(1, 8))
     assert {float(g): int(np.sum(table["group"] == g)) for g in (0, 1, 4)} == {0: 3, 1: 105, 4: 10}
@@ -211,16 +212,39 @@ def test_gemv_clocks_by_hand():
 
 
 @settings(max_examples=10, deadline=None)
-@given(st.sampled_from([4, 8]), st.sampled_from([4096, 8192, 16384]))
+@given(st.sampled_from([4, 8]), st.sampled_from([1024, 2048, 4096]))
 def test_gemv_time_grows_with_its_rows(bits, size):
-    """Below M = 5 the plugin runs its GEMV, whose HFMA2s grow with M (one per weight pair and
-    row): on the H200 (a short DRAM stream) its time rises strictly from M = 1 to 4; it stays
-    on the CUDA cores (no tensor-core time)."""
+    """The GEMV's HFMA2s grow with M (one per weight pair and row): where the H200's plugin
+    runs it (a short DRAM stream, M = 1-4), its time rises strictly with M, on the CUDA cores
+    alone (no tensor-core time)."""
     m = np.arange(1.0, 5.0)
     result = gpu.gemm_latency(gpu.H200, "trtllm_weight_only", m, size, size, weight_bits=bits,
                               group_size=0)
     assert np.all(np.diff(result.seconds) > 0) and np.all(result.compute == 0)
     assert np.all(result.tile_n == 8) and np.all(result.cuda_core > 0)
+
+
+def test_gemv_is_a_profiled_tactic_not_a_fixed_path():
+    """The 1.x plugin profiles its GEMV like any tactic below M = 16 and runs the fastest
+    (weightOnlyQuantMatmulPlugin.cpp: no SMALL_M_FAST_PATH): where a CUTLASS tactic beats it
+    (the A100's INT8 8192 x 8192, the CUTLASS kernel's longer DRAM pipeline) even M = 1 runs
+    the CUTLASS kernel, never slower than the GEMV; at M = 16 the GEMV is not offered."""
+    record = gpu.KERNEL_LIBRARY["trtllm_weight_only"]
+    work = record.work_for(gpu.Quant(weight_bits=8, group_size=0))
+    hw = _kernels.hardware(gpu.A100, record, "fp16", 8)
+    picked = _tiles.tile_model(hw, 1.0, 8192, 8192, work=work)
+    assert float(picked.compute) > 0 and float(picked.tile_n) == 128
+    c = {name: np.asarray(v, float) for name, v in _tile_tables.candidate_table(work.tiles).items()}
+    occ = _tiles.occupancy(hw, c, work)
+    for m in (1.0, 16.0):
+        pipes = _tiles.pipe_times(hw, c, np.ceil(8192 / c["tk"]) * c["tk"], occ, work, m)
+        totals = _tiles.candidate_totals(hw, c, occ, pipes, *(np.array([[x]]) for x in
+                                                               (m, 8192.0, 8192.0)), work)[0]
+        gemv = np.asarray(totals)[0][c["group"] == 0]
+        if m == 1.0:
+            assert float(picked.seconds) <= np.min(gemv) < np.inf
+        else:
+            assert np.all(np.isinf(gemv))
 
 def _sm90_tile(result) -> np.ndarray:
     """True where ``result`` ran a T8 sm90 tile: a warpgroup's 64 weight rows, 64 or 128 per CTA

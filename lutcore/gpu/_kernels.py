@@ -28,7 +28,7 @@ Kernels (``KERNELS``):
 - ``trtllm_weight_only``: TensorRT-LLM's weight-only plugin: the same fpA_intB conversions on
   its own sm80 tactics (five tiles, 2-4 stages, serial split-K 1-7), on Hopper its sm90 wgmma
   tactics (each weight converted once, stream-K for 128 weight rows; ``_tiles`` T8, T12), the
-  fastest of them as its build-time profiler picks, and its GEMV kernel below M = 5;
+  fastest of them as its build-time profiler picks, its GEMV one more tactic below M = 16;
 - ``marlin``: Marlin (Frantar et al. 2024): INT4 weights converted in registers once per CTA
   tile, the per-channel scale applied to the outputs, on its own tiles chosen by M, one
   persistent CTA per SM (``_tiles`` T7; ``_library.MARLIN_DEQUANT``);

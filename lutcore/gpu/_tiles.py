@@ -92,8 +92,11 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    tactic when the engine is built and runs the fastest at the profiled M (selection
    ``"profiled"``, T11); its batched GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h
    @16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x the layout's interleave, 2 for INT8 and
-   4 for INT4, 128 threads, the whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one
-   more profiled tactic up to M = 15 (``enableCudaKernel``), on either architecture: tiles of
+   4 for INT4, 128 threads, the whole K per CTA) is one more profiled tactic below M = 16
+   (``enableCudaKernel``; the 1.x plugin, weightOnlyQuantMatmulPlugin.cpp after the "TensorRT
+   LLM" rename and its header at 2a9abd9: checkTactic "stop to profile Cuda kernel for m >=
+   16", enqueue runs the profiler's best tactic at every M, no SMALL_M_FAST_PATH left; the
+   0.x plugin forced it below M = 5), on either architecture: tiles of
    16 rows x 8 columns x its layout's interleave, no split-K, priced on the CUDA cores alone
    from its source (``_gemv``: a conversion per weight, an HFMA2 per weight pair and row, the
    warp reduction, at the boost clock).
@@ -167,8 +170,8 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # T11: the largest M a TensorRT-LLM GEMM plugin profiles, and the M below which the weight-only
 # plugin profiles every M (gemmPluginProfiler.cpp@c85e872)
 MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
-# T8's GEMV: the M below which it always runs, the largest M it takes
-TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = 5, 15
+# T8's GEMV: the largest M its plugin profiles it at
+TRTLLM_WO_GEMV_MAX_M = 15
 # T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
 RS_LOAD_BITS, RS_GROUP_ROWS = 128, 64
 
@@ -495,10 +498,9 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
         useful_split &= (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     if choosing and work.tiles[0] == "library":  # T4: a full wave (Marlin's walk is T7's)
         useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)
-    if work.tiles[0] == "trtllm_weight_only":  # T8: only the GEMV below SMALL_M_FAST_PATH
+    if work.tiles[0] == "trtllm_weight_only":  # T8: the GEMV one more tactic below M = 16
         gemv = c["group"] == 0
-        useful_split &= jnp.where(m < TRTLLM_WO_GEMV_M, gemv,
-                                  ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M))
+        useful_split &= ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M)
         useful_split &= ~gemv | (c["tn"] == gemv_columns(hw))  # its layout's CTA width
         # its interleaved weight layout needs each split's K a whole number of k-slabs
         # (fpA_intB_gemm_template.h, "k must be multiple of threadblockK": the launcher throws
