@@ -349,7 +349,8 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     the 64-row tiles: a kernel's fixed time and one tile prologue beside. N = 4096: its 32 tiles
     of 64 k-tiles go stream-K over min(132, 2048 / 8) = 132 units, 2048 / 132 k-tiles each,
     with the workspace memset (a second fixed time) and a deterministic fixup of at most
-    1 + ceil(132 / 32) = 6 peers a tile (5 turns of 2 DRAM round trips). cuBLAS's SS wgmma
+    1 + ceil(132 / 32) = 6 peers a tile (5 turns of 2 DRAM round trips, 9 tiles of 16 x 128
+    FP32 partials on the chain at an SM's share of the L2). cuBLAS's SS wgmma
     kernels do not wait so: their time does not move with the latency; nor does the A100's
     (mma.sync) weight-only kernel."""
     slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
@@ -357,7 +358,8 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     fixed = gpu.H200.kernel_latency + gpu.H200.gemm_prologue
     for n, waves, seconds in ((16384, 1.0, 64 * turn + fixed),
                               (4096, 32 / 132, 2048 / 132 * turn + fixed + gpu.H200.kernel_latency
-                               + 5 * 2 * gpu.H200.dram_latency)):
+                               + 5 * 2 * gpu.H200.dram_latency
+                               + 9 * 16 * 128 * 4 * 132 / (5120 * 1.83e9))):
         r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, n, 4096, weight_bits=4,
                              group_size=0)
         assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 128.0, 1.0)
@@ -501,6 +503,23 @@ def test_streamk_decomposition_by_hand(tiles, k_tiles, units, sk_tiles, peers):
     if units:
         assert (float(got[1]), float(got[2])) == (sk_tiles, peers)
 
+
+
+@pytest.mark.parametrize("peers,tiles_moved", [(1.0, 0), (2.0, 1), (4.0, 5), (6.0, 9)])
+def test_streamk_fixup_moves_partials_by_hand(peers, tiles_moved):
+    """T8: a stream-K tile of ``peers`` units (CUTLASS fixup_helper, deterministic): peers - 1
+    turns of 2 dependent DRAM round trips, and on the chain the last peer's load_add of the FP32
+    partials plus a read and a write-back by each middle peer, (2 peers - 3) tiles, at an SM's
+    share of the L2: on the H200, a 64 x 128 tile is 32768 B, 132 / (5120 B x 1.83 GHz) s per
+    byte. A data-parallel tile and a kernel other than the weight-only plugin's pay none."""
+    hw = _kernels.hardware(gpu.H200, "trtllm_weight_only", "fp16", 4)
+    work = gpu.KERNEL_LIBRARY["trtllm_weight_only"].work
+    c = {"tm": 64.0, "tn": 128.0, "split": 1.0, "streamk": 1.0}
+    expected = ((peers - 1) * 2 * gpu.H200.dram_latency
+                + tiles_moved * 64 * 128 * 4 * 132 / (5120 * 1.83e9))
+    assert float(_tiles.serial_fixup(hw, c, work, peers)) == pytest.approx(expected, rel=1e-12)
+    assert float(_tiles.serial_fixup(hw, dict(c, streamk=0.0), work, peers)) == 0.0
+    assert _tiles.serial_fixup(hw, c, gpu.KERNEL_LIBRARY["cublas"].work, peers) == 0.0
 
 def test_sm90_weight_only_converts_each_weight_once():
     """T12: TensorRT-LLM's sm90 interleaved main loop converts each weight once (INT4 a shift and

@@ -33,7 +33,14 @@ def serial_fixup(hw, c: dict, work, peers=1.0):
     the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
     that depend on the previous store: 2 dependent DRAM round trips per later split; a
     stream-K tile's ``peers`` alike (T8: deterministic reduction, sm90_tile_scheduler_stream_k.hpp
-    ``fixup``)."""
+    ``fixup_helper``), whose turns also move the tile's FP32 partials through the workspace: the
+    first peer stores them, each middle peer reads and writes them back (``reduce``), the last
+    reads them (``load_add``) before its epilogue; all but the first store wait on the chain,
+    (2 peers - 3) tiles of partials, each unit at an SM's share of the L2 bandwidth (the units
+    reach their fixups together, each with its share of the work)."""
     if work.tiles[0] != "trtllm_weight_only":
         return 0.0
-    return (c["split"] - 1 + c["streamk"] * (peers - 1)) * 2 * hw.dram_latency
+    turns = c["split"] - 1 + c["streamk"] * (peers - 1)
+    tile = c["tm"] * c["tn"] * hw.accumulator_bytes
+    partials = c["streamk"] * jnp.maximum(2 * peers - 3, 0) * tile
+    return turns * 2 * hw.dram_latency + partials * hw.sms / hw.l2_bandwidth
