@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _kernels, _library, _tile_tables, _tiles
+from lutcore.gpu import _gemv, _kernels, _library, _tile_tables, _tiles
 
 CANDIDATES = _tile_tables.fpa_intb_candidates()
 SMS = 108  # A100
@@ -173,14 +173,15 @@ def test_dynamic_quantize_step():
 
 
 def test_trtllm_weight_only_tactics():
-    """TensorRT-LLM's weight-only plugin (T8): its GEMV's 2 tiles, 5 sm80 tiles x 3 stage counts
-    x split-K 1-7 (get_candidate_configs for sm80), 5 x 2 sm90 tiles without split-K
+    """TensorRT-LLM's weight-only plugin (T8): its GEMV's 3 tile widths, 5 sm80 tiles x 3 stage
+    counts x split-K 1-7 (get_candidate_configs for sm80), 5 x 2 sm90 tiles without split-K
     (get_candidate_configs_sm90), the fastest as its profiler picks, never slower than the
-    TVM build's heuristic pick on the same conversions; below M = 5 its GEMV (16 x 16 or 32
-    tiles, no split-K), up to M = 15 one tactic more."""
+    TVM build's heuristic pick on the same conversions; its GEMV one tactic more below M = 16
+    (8 columns x the layout's interleave: 32 for INT4 on the A100, no split-K), the fastest
+    here below M = 5."""
     table = _tile_tables.trtllm_weight_only_candidates()
-    assert len(table["tm"]) == 2 + 5 * 3 * 7 + 5 * 2 and set(table["split"]) == set(range(1, 8))
-    assert {float(g): int(np.sum(table["group"] == g)) for g in (0, 1, 4)} == {0: 2, 1: 105, 4: 10}
+    assert len(table["tm"]) == 3 + 5 * 3 * 7 + 5 * 2 and set(table["split"]) == set(range(1, 8))
+    assert {float(g): int(np.sum(table["group"] == g)) for g in (0, 1, 4)} == {0: 3, 1: 105, 4: 10}
     assert set(table["split"][table["group"] != 1]) == {1.0}
     m = np.array([1.0, 4.0, 5.0, 64.0, 1024.0, 8192.0])
     profiled = gpu.gemm_latency(gpu.A100, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
@@ -190,8 +191,60 @@ def test_trtllm_weight_only_tactics():
     assert np.all(profiled.seconds <= heuristic.seconds * (1 + 1e-6))
     small = m < 5
     assert np.all(profiled.tile_m[small] == 16) and np.all(profiled.split_k[small] == 1)
-    assert np.all(np.isin(profiled.tile_n[small], (16, 32)))  # the GEMV's CTA columns
+    assert np.all(profiled.tile_n[small] == 32)  # the GEMV's CTA columns, INT4 on sm80
 
+
+
+def test_gemv_clocks_by_hand():
+    """TensorRT-LLM's GEMV CTA (``_gemv``), counted by hand from its source for H200, INT4, M =
+    4, 8 columns (sm90 layout) x K 4096 = 32768 weights: FP16 lanes (4 rows + 2 dequant) x
+    32768 / 256 = 768, INT32 (5/8 + 1/2 packing) x 32768 / 64 = 576, issue (3 + 1.125) x 32768 /
+    128 = 1056 (the busiest), then 128 threads x 4 rows x 8 x 5 shuffles / 32 = 640: 1696 clocks
+    at the 1.98 GHz boost clock, in 1.83 GHz SM clocks."""
+    hw = _kernels.hardware(gpu.H200, "trtllm_weight_only", "fp16", 4)
+    c = {"tm": np.array([16.0]), "tn": np.array([8.0])}
+    clocks = _gemv.gemv_clocks(hw, c, 4096.0, 4.0, _library.RS_DEQUANT[4])
+    assert float(clocks[0]) == pytest.approx(1696 * 1.83 / 1.98, rel=1e-12)
+    assert float(_gemv.gemv_columns(hw)) == 8
+    for bits, columns in ((4, 32), (8, 16)):  # sm80: 8 x the interleave 128 x 8 / (64 x bits)
+        ampere = _kernels.hardware(gpu.A100, "trtllm_weight_only", "fp16", bits)
+        assert float(_gemv.gemv_columns(ampere)) == columns
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([4, 8]), st.sampled_from([1024, 2048, 4096]))
+def test_gemv_time_grows_with_its_rows(bits, size):
+    """The GEMV's HFMA2s grow with M (one per weight pair and row): where the H200's plugin
+    runs it (a short DRAM stream, M = 1-4), its time rises strictly with M, on the CUDA cores
+    alone (no tensor-core time)."""
+    m = np.arange(1.0, 5.0)
+    result = gpu.gemm_latency(gpu.H200, "trtllm_weight_only", m, size, size, weight_bits=bits,
+                              group_size=0)
+    assert np.all(np.diff(result.seconds) > 0) and np.all(result.compute == 0)
+    assert np.all(result.tile_n == 8) and np.all(result.cuda_core > 0)
+
+
+def test_gemv_is_a_profiled_tactic_not_a_fixed_path():
+    """The 1.x plugin profiles its GEMV like any tactic below M = 16 and runs the fastest
+    (weightOnlyQuantMatmulPlugin.cpp: no SMALL_M_FAST_PATH): where a CUTLASS tactic beats it
+    (the A100's INT8 8192 x 8192, the CUTLASS kernel's longer DRAM pipeline) even M = 1 runs
+    the CUTLASS kernel, never slower than the GEMV; at M = 16 the GEMV is not offered."""
+    record = gpu.KERNEL_LIBRARY["trtllm_weight_only"]
+    work = record.work_for(gpu.Quant(weight_bits=8, group_size=0))
+    hw = _kernels.hardware(gpu.A100, record, "fp16", 8)
+    picked = _tiles.tile_model(hw, 1.0, 8192, 8192, work=work)
+    assert float(picked.compute) > 0 and float(picked.tile_n) == 128
+    c = {name: np.asarray(v, float) for name, v in _tile_tables.candidate_table(work.tiles).items()}
+    occ = _tiles.occupancy(hw, c, work)
+    for m in (1.0, 16.0):
+        pipes = _tiles.pipe_times(hw, c, np.ceil(8192 / c["tk"]) * c["tk"], occ, work, m)
+        totals = _tiles.candidate_totals(hw, c, occ, pipes, *(np.array([[x]]) for x in
+                                                               (m, 8192.0, 8192.0)), work)[0]
+        gemv = np.asarray(totals)[0][c["group"] == 0]
+        if m == 1.0:
+            assert float(picked.seconds) <= np.min(gemv) < np.inf
+        else:
+            assert np.all(np.isinf(gemv))
 
 def _sm90_tile(result) -> np.ndarray:
     """True where ``result`` ran a T8 sm90 tile: a warpgroup's 64 weight rows, 64 or 128 per CTA
@@ -296,7 +349,8 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     the 64-row tiles: a kernel's fixed time and one tile prologue beside. N = 4096: its 32 tiles
     of 64 k-tiles go stream-K over min(132, 2048 / 8) = 132 units, 2048 / 132 k-tiles each,
     with the workspace memset (a second fixed time) and a deterministic fixup of at most
-    1 + ceil(132 / 32) = 6 peers a tile (5 turns of 2 DRAM round trips). cuBLAS's SS wgmma
+    1 + ceil(132 / 32) = 6 peers a tile (5 turns of 2 DRAM round trips, 9 tiles of 16 x 128
+    FP32 partials on the chain at an SM's share of the L2). cuBLAS's SS wgmma
     kernels do not wait so: their time does not move with the latency; nor does the A100's
     (mma.sync) weight-only kernel."""
     slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
@@ -304,7 +358,8 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     fixed = gpu.H200.kernel_latency + gpu.H200.gemm_prologue
     for n, waves, seconds in ((16384, 1.0, 64 * turn + fixed),
                               (4096, 32 / 132, 2048 / 132 * turn + fixed + gpu.H200.kernel_latency
-                               + 5 * 2 * gpu.H200.dram_latency)):
+                               + 5 * 2 * gpu.H200.dram_latency
+                               + 9 * 16 * 128 * 4 * 132 / (5120 * 1.83e9))):
         r = gpu.gemm_latency(slow, "trtllm_weight_only", 16, n, 4096, weight_bits=4,
                              group_size=0)
         assert (float(r.tile_m), float(r.tile_n), float(r.split_k)) == (16.0, 128.0, 1.0)
@@ -449,16 +504,34 @@ def test_streamk_decomposition_by_hand(tiles, k_tiles, units, sk_tiles, peers):
         assert (float(got[1]), float(got[2])) == (sk_tiles, peers)
 
 
+
+@pytest.mark.parametrize("peers,tiles_moved", [(1.0, 0), (2.0, 1), (4.0, 5), (6.0, 9)])
+def test_streamk_fixup_moves_partials_by_hand(peers, tiles_moved):
+    """T8: a stream-K tile of ``peers`` units (CUTLASS fixup_helper, deterministic): peers - 1
+    turns of 2 dependent DRAM round trips, and on the chain the last peer's load_add of the FP32
+    partials plus a read and a write-back by each middle peer, (2 peers - 3) tiles, at an SM's
+    share of the L2: on the H200, a 64 x 128 tile is 32768 B, 132 / (5120 B x 1.83 GHz) s per
+    byte. A data-parallel tile and a kernel other than the weight-only plugin's pay none."""
+    hw = _kernels.hardware(gpu.H200, "trtllm_weight_only", "fp16", 4)
+    work = gpu.KERNEL_LIBRARY["trtllm_weight_only"].work
+    c = {"tm": 64.0, "tn": 128.0, "split": 1.0, "streamk": 1.0}
+    expected = ((peers - 1) * 2 * gpu.H200.dram_latency
+                + tiles_moved * 64 * 128 * 4 * 132 / (5120 * 1.83e9))
+    assert float(_tiles.serial_fixup(hw, c, work, peers)) == pytest.approx(expected, rel=1e-12)
+    assert float(_tiles.serial_fixup(hw, dict(c, streamk=0.0), work, peers)) == 0.0
+    assert _tiles.serial_fixup(hw, c, gpu.KERNEL_LIBRARY["cublas"].work, peers) == 0.0
+
 def test_sm90_weight_only_converts_each_weight_once():
     """T12: TensorRT-LLM's sm90 interleaved main loop converts each weight once (INT4 a shift and
     4 LOP3, 2 HSUB2 + 2 HFMA2 per 8; INT8 2 PRMT and 2 HSUB2 per 4; the scale one HMUL2 per 2),
     its sm80 tactics INT4 twice; one register buffer (64 rows x 128 bits) takes the H200 36 and
-    16 clocks. Only the sm90 tiles see them: the A100's time is the same without them."""
+    16 clocks. Only the sm90 tiles and the GEMV (the same converter, ``_gemv``) see them: the
+    A100's tiled tactics (M >= 16) take the same time without them."""
     record = gpu.KERNEL_LIBRARY["trtllm_weight_only"]
     w4, w8 = (record.work_for(gpu.Quant(weight_bits=b, group_size=0)) for b in (4, 8))
     assert w4.rs_dequant_ops == (5 / 8, 2.0) and w4.dequant_ops == (10 / 8, 4.0)
     assert w8.rs_dequant_ops == w8.dequant_ops == (0.5, 2.0)
-    m = np.array([1.0, 16.0, 100.0, 1024.0])
+    m = np.array([16.0, 100.0, 1024.0])
     for bits, work, clocks in ((4, w4, 36.0), (8, w8, 16.0)):
         hw = _kernels.hardware(gpu.H200, record, "fp16", bits)
         assert float(_tiles.rs_convert(hw, work)) == clocks

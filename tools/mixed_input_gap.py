@@ -63,9 +63,13 @@ sm90 weight-only kernels' own: the H200's SmoothQuant rows (sm80 kernels through
 plugin profiler, collector and rounding of M) and the A100's weight-only rows take at most
 about as long (medians of T(M) / T(M') 0.95-1.00 and 0.80-0.99 per M), and on the H200 the
 excess sits where a 128-row tactic runs data-parallel at M' (full waves, or a tail of at least
-half a wave, for power-of-two N) and stream-K at M (``streamk_switch_lines``): as if the
-stream-K decomposition cost more than the model's (its fixup, its segments' pipeline refills);
-no source read says so, and the model keeps the scheduler's decomposition at its own cost.
+half a wave, for power-of-two N) and stream-K at M (``streamk_switch_lines``). It is not the
+stream-K fixup as CUTLASS's source runs it (sm90_tile_scheduler_stream_k.hpp ``fixup_helper``,
+deterministic; separate reduction disabled in tile_scheduler_params.h): the model prices its
+turns (lock waits) and its FP32 partials on the chain (``_tiles.serial_fixup``) and the
+workspace memset, and with them its T(M) - T(M') on those rows stays at most 0 (median -0.4
+us) where the rows measure a median +1.6 us and up to +82.5; no source read gives the rest, and
+the model keeps the scheduler's decomposition at its own cost.
 aiconfigurator's h100_sxm MoE rows of w4a16_mxfp4 (gpt-oss shapes) do not time this main loop:
 on Hopper its collector runs TensorRT-LLM's Triton MoE backend
 (collector/trtllm/collect_moe_v3.py at aiconfigurator@e79937c9b^, moe_backend "triton" for
@@ -198,13 +202,16 @@ def streamk_switch_lines(data: dict, spec) -> list[str]:
     """On Hopper: the weight-only rows at M off a power of two over the row at the power above
     (M'), apart by whether some 128-row tactic (``_tile_tables.TRTLLM_WO_SM90_M`` tokens) runs
     data-parallel at M' and stream-K at M under the scheduler's heuristic
-    (``_tiles.streamk_units``)."""
+    (``_tiles.streamk_units``); where one does, the measured T(M) - T(M') beside the model's
+    (its fixup chain, ``_tiles.serial_fixup``, and workspace memset included)."""
     if spec.architecture != "hopper":
         return []
-    groups = {True: [], False: []}
+    groups, excess = {True: [], False: []}, []
     for e in data["sets"]:
         if e.get("kernel") != "trtllm_weight_only":
             continue
+        modeled = dict(zip((int(p[0]) for p in e["points"]),
+                           _measured.gemm_points(data, e)[3]))
         times = {int(p[0]): p for p in e["points"]}
         for m, (_, n, k, ms) in times.items():
             up = 1 << (m - 1).bit_length()
@@ -213,9 +220,17 @@ def streamk_switch_lines(data: dict, spec) -> list[str]:
             switch = any(_streamk(spec, m, t, n, k) and not _streamk(spec, up, t, n, k)
                          for t in _tile_tables.TRTLLM_WO_SM90_M)
             groups[switch].append(ms / times[up][3])
-    return [f"  off-power M / M', {'a' if key else 'no'} 128-row tactic data-parallel at M' and "
-            f"stream-K at M: {len(v)} rows, median {np.median(v):.2f}, mean {np.mean(v):.2f}, "
-            f"{sum(r > 1.2 for r in v)} above 1.2" for key, v in groups.items() if v]
+            if switch:
+                excess.append(((ms - times[up][3]) * 1e3, (modeled[m] - modeled[up]) * 1e6))
+    lines = [f"  off-power M / M', {'a' if key else 'no'} 128-row tactic data-parallel at M' and "
+             f"stream-K at M: {len(v)} rows, median {np.median(v):.2f}, mean {np.mean(v):.2f}, "
+             f"{sum(r > 1.2 for r in v)} above 1.2" for key, v in groups.items() if v]
+    if excess:
+        measured, model = np.array(excess).T
+        lines.append(f"  those rows' T(M) - T(M'), us: measured median {np.median(measured):+.1f} "
+                     f"(max {measured.max():+.1f}), model median {np.median(model):+.1f} "
+                     f"(max {model.max():+.1f})")
+    return lines
 
 
 def over_bf16(data: dict, m_min: int = 2048) -> list[str]:

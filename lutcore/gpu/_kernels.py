@@ -28,7 +28,7 @@ Kernels (``KERNELS``):
 - ``trtllm_weight_only``: TensorRT-LLM's weight-only plugin: the same fpA_intB conversions on
   its own sm80 tactics (five tiles, 2-4 stages, serial split-K 1-7), on Hopper its sm90 wgmma
   tactics (each weight converted once, stream-K for 128 weight rows; ``_tiles`` T8, T12), the
-  fastest of them as its build-time profiler picks, and its GEMV kernel below M = 5;
+  fastest of them as its build-time profiler picks, its GEMV one more tactic below M = 16;
 - ``marlin``: Marlin (Frantar et al. 2024): INT4 weights converted in registers once per CTA
   tile, the per-channel scale applied to the outputs, on its own tiles chosen by M, one
   persistent CTA per SM (``_tiles`` T7; ``_library.MARLIN_DEQUANT``);
@@ -205,7 +205,8 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         if record.weights == "quantized":
             w_bytes += quant.scale_bytes
     values = dict(
-        sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[setup.inputs], registers=gpu.registers,
+        sms=gpu.sms, clock=gpu.sm_clock * INPUT_RATE[setup.inputs], boost_clock=gpu.boost_clock,
+        registers=gpu.registers,
         max_registers_per_thread=gpu.max_registers_per_thread, smem=gpu.smem,
         smem_bytes_per_clock=gpu.smem_bytes_per_clock, fp16_lanes=gpu.fp16_lanes,
         int32_lanes=gpu.int32_lanes, l2=gpu.l2, l2_bandwidth=gpu.l2_bandwidth,

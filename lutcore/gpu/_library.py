@@ -37,9 +37,9 @@ TIMINGS = ("events", "trt_layer_profiler")
 OUTPUT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "int32": 4, "int8": 1, "fp8": 1}
 # Seconds each timing adds: the profiler's fixed cost per layer, calibrated by
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
-# (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work); taken by every GPU
-# (the profiler is host-side software, the same on each).
-TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.273e-6}
+# (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work, the GEMV's, _gemv);
+# taken by every GPU (the profiler is host-side software, the same on each).
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.707e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
@@ -63,7 +63,8 @@ FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 # collective/sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69,
 # transform_A_kblock; interleaved_numeric_conversion.h) converts each weight once per CTA tile:
 # INT4 a shift and 4 LOP3 (INT32), 2 HSUB2 + 2 HFMA2 per 8, INT8 2 PRMT and 2 HSUB2 per 4, then
-# the scale, one HMUL2 per 2 weights (``_tiles`` T12)
+# the scale, one HMUL2 per 2 weights (``_tiles`` T12); its GEMV converts alike
+# (weightOnlyBatchedGemv/converter.h: the same converter, and one HFMA2 per 2 for the scale)
 RS_DEQUANT = {4: (5 / 8, (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 # Marlin per INT4 weight (marlin_cuda_kernel.cu ``dequant``): a shift and 4 LOP3, 2 HSUB2 + 2
 # HFMA2 per 8 weights, once per CTA tile; group scales add 2 HMUL2 per 4 weights (``scale``).
@@ -242,8 +243,9 @@ class Kernel:
                              f"{', '.join(map(str, self.weight_bits))}, got {quant.weight_bits}")
 
 
-_TRTLLM = ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/plugins/weightOnlyQuantMatmulPlugin (M < 5: "
-           "batched GEMV) and kernels/cutlass_kernels/cutlass_heuristic.cpp (tactics)")
+_TRTLLM = ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/plugins/weightOnlyQuantMatmulPlugin (its batched "
+           "GEMV, a tactic below M = 16) and kernels/cutlass_kernels/cutlass_heuristic.cpp "
+           "(tactics)")
 # The table of builders: one record per library kernel the experiments and the data need.
 KERNEL_LIBRARY = {k.name: k for k in (
     Kernel("cublas", "cuBLAS / CUTLASS", "tensor_core", "activation", Work(),

@@ -33,8 +33,8 @@ MARLIN_TILES = ((16, 128, 128, 64), *((16 * b, 256, 64, 64) for b in (1, 2, 3, 4
 # the plugin runs its GEMV kernel
 TRTLLM_WO_TILES = ((16, 128), (16, 256), (32, 128), (64, 128), (128, 128))
 TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS = (2, 3, 4), tuple(range(1, 8))
-# T8's GEMV: its (tm, tn) tiles
-TRTLLM_WO_GEMV_TILES = ((16, 16), (16, 32))
+# T8's GEMV: its (tm, tn) tiles, 8 columns x the layout's interleave (1, 2 or 4; _gemv)
+TRTLLM_WO_GEMV_TILES = ((16, 8), (16, 16), (16, 32))
 # T8 on sm90: token rows (M) x weight rows (N) of the swapped mixed-input wgmma tiles, and the
 # weight rows whose tiles run under CUTLASS's stream-K scheduler (the others: persistent)
 TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N = (16, 32, 64, 128, 256), (64, 128)

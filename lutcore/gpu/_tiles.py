@@ -92,9 +92,14 @@ T8 TensorRT-LLM's weight-only plugin (NVIDIA/TensorRT-LLM, plugins/weightOnlyQua
    tactic when the engine is built and runs the fastest at the profiled M (selection
    ``"profiled"``, T11); its batched GEMV CUDA kernel (weightOnlyBatchedGemv/kernelDispatcher.h
    @16d2467: CtaM = M for M = 1-15, CtaN = 8 columns x the layout's interleave, 2 for INT8 and
-   4 for INT4, 128 threads, the whole K per CTA) runs for M < 5 (SMALL_M_FAST_PATH) and is one
-   more profiled tactic up to M = 15 (``enableCudaKernel``), on either architecture: tiles of
-   16 rows x 16 or 32 columns, no split-K.
+   4 for INT4, 128 threads, the whole K per CTA) is one more profiled tactic below M = 16
+   (``enableCudaKernel``; the 1.x plugin, weightOnlyQuantMatmulPlugin.cpp after the "TensorRT
+   LLM" rename and its header at 2a9abd9: checkTactic "stop to profile Cuda kernel for m >=
+   16", enqueue runs the profiler's best tactic at every M, no SMALL_M_FAST_PATH left; the
+   0.x plugin forced it below M = 5), on either architecture: tiles of
+   16 rows x 8 columns x its layout's interleave, no split-K, priced on the CUDA cores alone
+   from its source (``_gemv``: a conversion per weight, an HFMA2 per weight pair and row, the
+   warp reduction, at the boost clock).
 T10 Split-K adds a device operation before or after the GEMM kernel: a serial split-K kernel's
    semaphores are zeroed first (CUTLASS GemmUniversalBase::initialize, cudaMemsetAsync of the
    workspace), a parallel one's partial sums are reduced by a second kernel (CUTLASS
@@ -148,6 +153,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ._gemv import gemv_clocks, gemv_columns
+from ._streamk import serial_fixup, streamk_units
 from ._tile_tables import STAGES, candidate_table
 
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
@@ -163,11 +170,10 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 # T11: the largest M a TensorRT-LLM GEMM plugin profiles, and the M below which the weight-only
 # plugin profiles every M (gemmPluginProfiler.cpp@c85e872)
 MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
-# T8's GEMV: the M below which it always runs, the largest M it takes
-TRTLLM_WO_GEMV_M, TRTLLM_WO_GEMV_MAX_M = 5, 15
-# T8: the fewest k-tiles of a stream-K unit (tile_scheduler_params.h min_iters_per_sk_unit_);
+# T8's GEMV: the largest M its plugin profiles it at
+TRTLLM_WO_GEMV_MAX_M = 15
 # T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
-MIN_ITERS_PER_SK_UNIT, RS_LOAD_BITS, RS_GROUP_ROWS = 8, 128, 64
+RS_LOAD_BITS, RS_GROUP_ROWS = 128, 64
 
 class Hardware(NamedTuple):
     """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
@@ -175,6 +181,7 @@ class Hardware(NamedTuple):
 
     sms: jnp.ndarray
     clock: jnp.ndarray  # SM clock, Hz
+    boost_clock: jnp.ndarray  # Hz, of kernels without tensor-core work (the GEMV, _gemv)
     registers: jnp.ndarray  # bytes per SM
     max_registers_per_thread: jnp.ndarray
     smem: jnp.ndarray  # bytes per SM
@@ -209,7 +216,8 @@ class Work(NamedTuple):
     expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
     (INT32, FP16) CUDA-core ops per weight converted; ``rs_dequant_ops``: those of its sm90
     register-sourced tiles where their main loop's source was read (T12; (0, 0): as
-    ``dequant_ops``, T12's chain without them); ``persistent``: the persistent stream-K
+    ``dequant_ops``, T12's chain without them), also its GEMV's (T8, the same converter);
+    ``persistent``: the persistent stream-K
     kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
     ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
     ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
@@ -333,9 +341,9 @@ def conversion_ops(c: dict, work: Work):
                  for rs, ops in zip(work.rs_dequant_ops, work.dequant_ops))
 
 
-def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipes:
-    """SM clocks of one tile of K depth ``k_pad`` on the tensor, CUDA-core and shared-memory
-    pipes."""
+def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work, m=1.0) -> Pipes:
+    """SM clocks of one tile of K depth ``k_pad`` (of ``m`` rows) on the tensor, CUDA-core and
+    shared-memory pipes; TensorRT-LLM's GEMV (T8) on the CUDA cores alone (``_gemv``)."""
     tile_macs = c["tm"] * c["tn"] * k_pad
     fill = k_pad * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
     if work.lookup_mu:  # LUT-GEMM: a conflicted LDS per lookup, an FMA per lookup, table builds
@@ -356,6 +364,11 @@ def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work) -> Pipe
     # group along M converts the columns it reads (CUTLASS mixed-input GEMM, Marlin).
     converted = c["tn"] * k_pad * c["tm"] / c["wm"]
     cuda = jnp.maximum(converted * int_ops / hw.int32_lanes, converted * fp_ops / hw.fp16_lanes)
+    if work.tiles[0] == "trtllm_weight_only":  # T8: its GEMV, registers only, no tensor cores
+        gemv = c["group"] == 0
+        clocks = gemv_clocks(hw, c, k_pad, m, work.rs_dequant_ops)
+        compute, smem = (jnp.where(gemv, 0.0, x) for x in (compute, smem))
+        cuda = jnp.where(gemv, clocks, cuda)
     return Pipes(compute, cuda, smem)
 
 
@@ -458,41 +471,12 @@ def cutlass_heuristic(m, n, c: dict, occ: Occupancy, sms):
     return jnp.maximum(best, 0)  # none resident: candidate 0, whose total is inf
 
 
-def streamk_units(hw: Hardware, tiles, k_tiles):
-    """(units, their output tiles, the most units sharing one) of CUTLASS's sm90 stream-K
-    scheduler (T8), its default heuristic (tile_scheduler_params.h get_num_sk_tiles,
-    get_num_sk_units): 0 units (data-parallel) where the last wave of one CTA an SM is at least
-    half full or a tile has at most ``MIN_ITERS_PER_SK_UNIT`` k-tiles; else the last two waves'
-    tiles over min(SMs, their k-tiles / ``MIN_ITERS_PER_SK_UNIT``) units, a tile shared by
-    units / tiles where whole (its split-K decomposition), else by 1 + the unit boundaries in it."""
-    full = jnp.floor(tiles / hw.sms)
-    tail = tiles - full * hw.sms
-    sk_tiles = tiles - jnp.maximum(full - 1, 0) * hw.sms
-    units = jnp.minimum(hw.sms, jnp.floor(sk_tiles * k_tiles / MIN_ITERS_PER_SK_UNIT))
-    data_parallel = (tail == 0) | (k_tiles <= MIN_ITERS_PER_SK_UNIT) | (2 * tail >= hw.sms)
-    ratio = units / sk_tiles
-    peers = jnp.where(ratio == jnp.floor(ratio), ratio, jnp.ceil(ratio) + 1)
-    return jnp.where(data_parallel, 0.0, units), sk_tiles, peers
-
-
 def rs_convert(hw: Hardware, work: Work):
     """SM clocks a consumer warpgroup (all four SM sub-partitions' lanes) converts one register
     buffer in (T12: ``RS_GROUP_ROWS`` rows x ``RS_LOAD_BITS`` / weight_bits deep)."""
     int_ops, fp_ops = work.rs_dequant_ops
     weights = RS_GROUP_ROWS * RS_LOAD_BITS / hw.weight_bits
     return weights * (int_ops / hw.int32_lanes + fp_ops / hw.fp16_lanes)
-
-
-def serial_fixup(hw: Hardware, c: dict, work: Work, peers=1.0):
-    """Seconds of a serial split-K kernel's fixup chain (T10): the split-k CTAs of one output
-    tile take turns in the epilogue (CUTLASS kernel/gemm.h: wait on the tile's semaphore, load
-    the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
-    that depend on the previous store: 2 dependent DRAM round trips per later split; a
-    stream-K tile's ``peers`` alike (T8: deterministic reduction, sm90_tile_scheduler_stream_k.hpp
-    ``fixup``)."""
-    if work.tiles[0] != "trtllm_weight_only":
-        return 0.0
-    return (c["split"] - 1 + c["streamk"] * (peers - 1)) * 2 * hw.dram_latency
 
 
 def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
@@ -514,10 +498,10 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
         useful_split &= (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     if choosing and work.tiles[0] == "library":  # T4: a full wave (Marlin's walk is T7's)
         useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)
-    if work.tiles[0] == "trtllm_weight_only":  # T8: only the GEMV below SMALL_M_FAST_PATH
+    if work.tiles[0] == "trtllm_weight_only":  # T8: the GEMV one more tactic below M = 16
         gemv = c["group"] == 0
-        useful_split &= jnp.where(m < TRTLLM_WO_GEMV_M, gemv,
-                                  ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M))
+        useful_split &= ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M)
+        useful_split &= ~gemv | (c["tn"] == gemv_columns(hw))  # its layout's CTA width
         # its interleaved weight layout needs each split's K a whole number of k-slabs
         # (fpA_intB_gemm_template.h, "k must be multiple of threadblockK": the launcher throws
         # for k / split_k_factor % 64, and the profiler drops a tactic that throws)
@@ -575,7 +559,7 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
     occ = occupancy(hw, c, work)
     k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
-    pipes = pipe_times(hw, c, k_pad, occ, work)
+    pipes = pipe_times(hw, c, k_pad, occ, work, m)
     engine = work.selection == "engine"
     total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work,
                                                   choosing=not engine)

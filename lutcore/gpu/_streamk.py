@@ -1,0 +1,46 @@
+"""CUTLASS's sm90 stream-K scheduler as TensorRT-LLM's weight-only tactics run it (``_tiles`` T4,
+T8, T10): how its default heuristic decomposes a problem into units, and the fixup turns of the
+units that share an output tile. Re-exported by ``lutcore.gpu._tiles``."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+# T8: the fewest k-tiles of a stream-K unit (tile_scheduler_params.h min_iters_per_sk_unit_)
+MIN_ITERS_PER_SK_UNIT = 8
+
+
+def streamk_units(hw, tiles, k_tiles):
+    """(units, their output tiles, the most units sharing one) of CUTLASS's sm90 stream-K
+    scheduler (T8), its default heuristic (tile_scheduler_params.h get_num_sk_tiles,
+    get_num_sk_units): 0 units (data-parallel) where the last wave of one CTA an SM is at least
+    half full or a tile has at most ``MIN_ITERS_PER_SK_UNIT`` k-tiles; else the last two waves'
+    tiles over min(SMs, their k-tiles / ``MIN_ITERS_PER_SK_UNIT``) units, a tile shared by
+    units / tiles where whole (its split-K decomposition), else by 1 + the unit boundaries in it."""
+    full = jnp.floor(tiles / hw.sms)
+    tail = tiles - full * hw.sms
+    sk_tiles = tiles - jnp.maximum(full - 1, 0) * hw.sms
+    units = jnp.minimum(hw.sms, jnp.floor(sk_tiles * k_tiles / MIN_ITERS_PER_SK_UNIT))
+    data_parallel = (tail == 0) | (k_tiles <= MIN_ITERS_PER_SK_UNIT) | (2 * tail >= hw.sms)
+    ratio = units / sk_tiles
+    peers = jnp.where(ratio == jnp.floor(ratio), ratio, jnp.ceil(ratio) + 1)
+    return jnp.where(data_parallel, 0.0, units), sk_tiles, peers
+
+
+def serial_fixup(hw, c: dict, work, peers=1.0):
+    """Seconds of a serial split-K kernel's fixup chain (T10): the split-k CTAs of one output
+    tile take turns in the epilogue (CUTLASS kernel/gemm.h: wait on the tile's semaphore, load
+    the partial sums, add, store, release), each turn a semaphore read and a partial-sum load
+    that depend on the previous store: 2 dependent DRAM round trips per later split; a
+    stream-K tile's ``peers`` alike (T8: deterministic reduction, sm90_tile_scheduler_stream_k.hpp
+    ``fixup_helper``), whose turns also move the tile's FP32 partials through the workspace: the
+    first peer stores them, each middle peer reads and writes them back (``reduce``), the last
+    reads them (``load_add``) before its epilogue; all but the first store wait on the chain,
+    (2 peers - 3) tiles of partials, each unit at an SM's share of the L2 bandwidth (the units
+    reach their fixups together, each with its share of the work)."""
+    if work.tiles[0] != "trtllm_weight_only":
+        return 0.0
+    turns = c["split"] - 1 + c["streamk"] * (peers - 1)
+    tile = c["tm"] * c["tn"] * hw.accumulator_bytes
+    partials = c["streamk"] * jnp.maximum(2 * peers - 3, 0) * tile
+    return turns * 2 * hw.dram_latency + partials * hw.sms / hw.l2_bandwidth
