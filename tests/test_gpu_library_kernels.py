@@ -342,9 +342,10 @@ def test_mma_sync_kernels_are_capped_on_hopper_only():
 
 def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_conversion():
     """T8, T12 by hand, INT4 weight-only at M = 16 on the H200 with a wgmma latency of 10000
-    clocks, so the chain binds; a k-tile is 10000 + 29 (LDS) + 36 clocks (converting one
-    register buffer: 64 rows x 32 INT4 weights at 5/8 INT32 op on 64 lanes + 2 FP16 lane-ops on
-    256 lanes). N = 16384: the 128-row tiles (128 of them) fill more than half a wave, so the
+    clocks, so the chain binds. INT4 keeps 2 wgmmas in flight (warpgroup_wait<4 - 2>): a
+    latency every 3 k-blocks, 4 / 3 a k-tile, beside one LDS and two register-buffer
+    conversions every 3 k-tiles: a k-tile is (4 x 10000 + 29 + 2 x 36) / 3 clocks (a buffer:
+    64 rows x 32 INT4 weights at 5/8 INT32 op on 64 lanes + 2 FP16 lane-ops on 256 lanes). N = 16384: the 128-row tiles (128 of them) fill more than half a wave, so the
     stream-K scheduler runs them data-parallel, one round of 64 k-tiles, beside two rounds of
     the 64-row tiles: a kernel's fixed time and one tile prologue beside. N = 4096: its 32 tiles
     of 64 k-tiles go stream-K over min(132, 2048 / 8) = 132 units, 2048 / 132 k-tiles each,
@@ -354,7 +355,7 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     kernels do not wait so: their time does not move with the latency; nor does the A100's
     (mma.sync) weight-only kernel."""
     slow = dataclasses.replace(gpu.H200, wgmma_latency=10000.0)
-    turn = (10000 + 29 + 36) / 1.83e9
+    turn = (4 * 10000 + 29 + 2 * 36) / 3 / 1.83e9
     fixed = gpu.H200.kernel_latency + gpu.H200.gemm_prologue
     for n, waves, seconds in ((16384, 1.0, 64 * turn + fixed),
                               (4096, 32 / 132, 2048 / 132 * turn + fixed + gpu.H200.kernel_latency
@@ -372,6 +373,39 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
                                         4096, 4096, weight_bits=bits).seconds)
                  for t in (128.0, 10000.0)}
         assert len(times) == 1
+
+
+def _interleaved_main_loop_period(latency, lds, conv, k_blocks, per_load, tiles=360):
+    """Oracle for T12: the interleaved main loop step by step (issue k-block j, wait until
+    j - (k_blocks - per_load) has retired ``latency`` after its issue, then the next tile's
+    LDS after a tile's last block and a conversion before every ``per_load``-th block), its
+    issue times' growth per k-tile over the last 60 tiles."""
+    depth, issue, t = k_blocks - per_load, [], 0.0
+    for j in range(tiles * k_blocks):
+        issue.append(t)
+        b = j % k_blocks
+        t = max(t, issue[j - depth] + latency) if j >= depth else t
+        t += lds * (b == k_blocks - 1) + conv * ((b + 1) % per_load == 0)
+    return (issue[-1] - issue[-1 - 60 * k_blocks]) / 60
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 400), st.integers(0, 100), st.integers(0, 150), st.sampled_from([1, 2]))
+def test_rs_cycles_match_the_main_loop_step_by_step(latency, lds, conv, per_load):
+    """T12: the longest dependence cycle of ``rs_cycles`` is the loop's period per k-tile."""
+    cycles = _tiles.rs_cycles(4, per_load)
+    longest = max(a * latency + b * lds + c * conv for a, b, c in cycles)
+    assert longest == pytest.approx(
+        _interleaved_main_loop_period(latency, lds, conv, 4, per_load), rel=1e-9, abs=1e-9)
+
+
+def test_rs_cycles_by_hand():
+    """T12: INT8 (type_factor 2) keeps 3 wgmmas in flight: a latency, the LDS and one
+    conversion per k-tile, or the tile's LDS and 4 conversions in series; INT4 (4) keeps 2:
+    besides those, 4 latencies, the LDS and 2 conversions every 3 k-tiles."""
+    assert set(_tiles.rs_cycles(4, 1)) == {(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (0.0, 1.0, 4.0)}
+    assert max(_tiles.rs_cycles(4, 2)) == pytest.approx((4 / 3, 1 / 3, 2 / 3))
+    assert (0.0, 1.0, 2.0) in _tiles.rs_cycles(4, 2)
 
 
 def test_serial_split_k_fixup_chain():

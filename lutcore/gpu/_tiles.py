@@ -128,9 +128,14 @@ T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecia
    converts the next tile's first weights: a k-tile takes >= a wgmma's + an LDS's latency.
    TensorRT-LLM's sm90 weight-only tiles run its interleaved copy (both launchers of T8;
    sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69 ``mma``): after
-   each wgmma it waits to K_BLOCK_MAX - type_factor / 2 in flight, then converts the next
-   register buffer (``rs_convert``): a buffer's turn is a wgmma's latency, the LDS at a k-tile's
-   start and its conversion in series; stages fill shared memory (sm90_gmma_builder.inl
+   each k16 block's wgmma it waits until K_BLOCK_MAX - type_factor / 2 are in flight (of a
+   64-deep tile's 4: INT8 3, INT4 2), then converts the next register buffer (``rs_convert``;
+   INT4 two k-blocks at every other block), after the next tile's LDS at a tile's last block:
+   a wgmma's latency is exposed once per 4 k-blocks for INT8, once per 3 for INT4, and a k-tile
+   takes its loop's longest dependence cycle (``rs_cycles``, ``rs_ktile``). Its mbarrier wait
+   for the next stage is polled a k-tile early (consumer_try_wait at block 0), its release of
+   the last one does not wait: where the loads keep up (the memory pipe, priced apart) neither
+   adds to the chain. Stages fill shared memory (sm90_gmma_builder.inl
    compute_stage_count_or_override_single_affine_transformed_input: no cap): one CTA an SM.
 T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimization profile,
    the tactic its builder timed fastest at the profile's optimum dimensions ("The builder
@@ -155,7 +160,7 @@ import jax.numpy as jnp
 
 from ._gemv import gemv_clocks, gemv_columns
 from ._streamk import serial_fixup, streamk_units
-from ._tile_tables import STAGES, candidate_table
+from ._tile_tables import SM90_TK, STAGES, candidate_table
 
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
 BASE_REGISTERS = 32  # per thread: addresses, loop counters, predicates (first-principles estimate)
@@ -174,6 +179,9 @@ MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 TRTLLM_WO_GEMV_MAX_M = 15
 # T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
 RS_LOAD_BITS, RS_GROUP_ROWS = 128, 64
+# T12: k16 wgmma blocks per k-tile (K_BLOCK_MAX; the sm90 tiles' k-slab, wgmma k16 for 16-bit
+# inputs, S9) and the activation width its type_factor divides by the weight's
+RS_K_BLOCKS, RS_ACT_BITS = SM90_TK // 16, 16
 
 class Hardware(NamedTuple):
     """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
@@ -194,7 +202,8 @@ class Hardware(NamedTuple):
     cuda_core_flops: jnp.ndarray  # FLOP / s
     kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
     dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
-    rs_chain: jnp.ndarray  # SM clocks a k-tile of the sm90 mixed-input main loop takes at least
+    wgmma_latency: jnp.ndarray  # SM clocks, a wgmma's issue to its result (T12)
+    smem_latency: jnp.ndarray  # SM clocks of a dependent shared-memory load (T12)
     tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
     a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
@@ -479,6 +488,48 @@ def rs_convert(hw: Hardware, work: Work):
     return weights * (int_ops / hw.int32_lanes + fp_ops / hw.fp16_lanes)
 
 
+@functools.cache
+def rs_cycles(k_blocks: int, per_load: int) -> tuple:
+    """Per k-tile (wgmma latencies, LDS latencies, buffer conversions) on each simple cycle of
+    T12's interleaved main loop. After issuing k-block j a warpgroup waits until
+    ``depth = k_blocks - per_load`` wgmmas are in flight (j - depth retired), then, at a tile's
+    last block after the next tile's LDS, converts the next buffer (``per_load`` blocks, every
+    ``per_load``-th block) and issues j + 1: edges j -> j + 1 (that step) and j - depth -> j + 1
+    (a latency and that step) over the k-block phases of a tile."""
+    depth = k_blocks - per_load
+
+    def step(b):  # (LDS, conversions) between block b's wait and block b + 1's issue
+        return (float(b == k_blocks - 1), float((b + 1) % per_load == 0))
+
+    edges = {p: (((p + 1) % k_blocks, 1, (0.0, *step(p))),
+                 ((p + depth + 1) % k_blocks, depth + 1, (1.0, *step((p + depth) % k_blocks))))
+             for p in range(k_blocks)}
+    cycles = set()
+
+    def walk(start, node, span, weight, seen):
+        for nxt, hops, w in edges[node]:
+            total = tuple(a + b for a, b in zip(weight, w))
+            if nxt == start:
+                cycles.add(tuple(x * k_blocks / (span + hops) for x in total))
+            elif nxt > start and nxt not in seen:
+                walk(start, nxt, span + hops, total, seen | {nxt})
+
+    for p in range(k_blocks):
+        walk(p, p, 0, (0.0, 0.0, 0.0), {p})
+    return tuple(sorted(cycles))
+
+
+def rs_ktile(hw: Hardware, work: Work):
+    """SM clocks a k-tile of T12's main loop takes at least: its longest dependence cycle."""
+    parts = (hw.wgmma_latency, hw.smem_latency, rs_convert(hw, work))
+
+    def longest(bits):
+        per_load = RS_ACT_BITS // bits // 2  # kNumKIterationsPerWarpBLoad = type_factor / 2
+        return functools.reduce(jnp.maximum, [sum(n * x for n, x in zip(cycle, parts))
+                                              for cycle in rs_cycles(RS_K_BLOCKS, per_load)])
+    return jnp.where(hw.weight_bits == 4, longest(4), longest(8))
+
+
 def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, k,
                      work: Work, *, choosing: bool = True):
     """(seconds, traffic, tiles per SM) of every candidate ``c`` for m x n x k (m, n, k:
@@ -520,8 +571,7 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
                                 jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem))
         # T12: an SM runs its tiles' chains in rounds of co-resident CTAs (stream-K: one CTA)
         rounds = jnp.where(c["streamk"] > 0, tiles_per_sm, jnp.ceil(tiles_per_sm / occ.ctas))
-        chain = jnp.where(c["group"] == 4, rounds * k_tiles * (hw.rs_chain + rs_convert(hw, work)),
-                          0.0)
+        chain = jnp.where(c["group"] == 4, rounds * k_tiles * rs_ktile(hw, work), 0.0)
     sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / hw.clock
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     # T10: split-K's memset or reduction kernel; T8: stream-K's workspace memset (CUTLASS
