@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _gemv, _kernels, _library, _tile_tables, _tiles
+from lutcore.gpu import _gemv, _kernels, _library, _rsloop, _tile_tables, _tiles
 
 CANDIDATES = _tile_tables.fpa_intb_candidates()
 SMS = 108  # A100
@@ -345,7 +345,8 @@ def test_sm90_mixed_input_k_tiles_wait_for_a_wgmma_a_shared_memory_load_and_a_co
     clocks, so the chain binds. INT4 keeps 2 wgmmas in flight (warpgroup_wait<4 - 2>): a
     latency every 3 k-blocks, 4 / 3 a k-tile, beside one LDS and two register-buffer
     conversions every 3 k-tiles: a k-tile is (4 x 10000 + 29 + 2 x 36) / 3 clocks (a buffer:
-    64 rows x 32 INT4 weights at 5/8 INT32 op on 64 lanes + 2 FP16 lane-ops on 256 lanes). N = 16384: the 128-row tiles (128 of them) fill more than half a wave, so the
+    64 rows x 32 INT4 weights at 5/8 INT32 op on 64 lanes + 2 FP16 lane-ops on 256 lanes).
+    N = 16384: the 128-row tiles (128 of them) fill more than half a wave, so the
     stream-K scheduler runs them data-parallel, one round of 64 k-tiles, beside two rounds of
     the 64-row tiles: a kernel's fixed time and one tile prologue beside. N = 4096: its 32 tiles
     of 64 k-tiles go stream-K over min(132, 2048 / 8) = 132 units, 2048 / 132 k-tiles each,
@@ -393,7 +394,7 @@ def _interleaved_main_loop_period(latency, lds, conv, k_blocks, per_load, tiles=
 @given(st.integers(0, 400), st.integers(0, 100), st.integers(0, 150), st.sampled_from([1, 2]))
 def test_rs_cycles_match_the_main_loop_step_by_step(latency, lds, conv, per_load):
     """T12: the longest dependence cycle of ``rs_cycles`` is the loop's period per k-tile."""
-    cycles = _tiles.rs_cycles(4, per_load)
+    cycles = _rsloop.rs_cycles(4, per_load)
     longest = max(a * latency + b * lds + c * conv for a, b, c in cycles)
     assert longest == pytest.approx(
         _interleaved_main_loop_period(latency, lds, conv, 4, per_load), rel=1e-9, abs=1e-9)
@@ -403,9 +404,9 @@ def test_rs_cycles_by_hand():
     """T12: INT8 (type_factor 2) keeps 3 wgmmas in flight: a latency, the LDS and one
     conversion per k-tile, or the tile's LDS and 4 conversions in series; INT4 (4) keeps 2:
     besides those, 4 latencies, the LDS and 2 conversions every 3 k-tiles."""
-    assert set(_tiles.rs_cycles(4, 1)) == {(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (0.0, 1.0, 4.0)}
-    assert max(_tiles.rs_cycles(4, 2)) == pytest.approx((4 / 3, 1 / 3, 2 / 3))
-    assert (0.0, 1.0, 2.0) in _tiles.rs_cycles(4, 2)
+    assert set(_rsloop.rs_cycles(4, 1)) == {(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (0.0, 1.0, 4.0)}
+    assert max(_rsloop.rs_cycles(4, 2)) == pytest.approx((4 / 3, 1 / 3, 2 / 3))
+    assert (0.0, 1.0, 2.0) in _rsloop.rs_cycles(4, 2)
 
 
 def test_serial_split_k_fixup_chain():
@@ -568,7 +569,7 @@ def test_sm90_weight_only_converts_each_weight_once():
     m = np.array([16.0, 100.0, 1024.0])
     for bits, work, clocks in ((4, w4, 36.0), (8, w8, 16.0)):
         hw = _kernels.hardware(gpu.H200, record, "fp16", bits)
-        assert float(_tiles.rs_convert(hw, work)) == clocks
+        assert float(_rsloop.rs_convert(hw, work)) == clocks
         a100 = _kernels.hardware(gpu.A100, record, "fp16", bits)
         np.testing.assert_array_equal(
             _tiles.tile_model(a100, m, 4096, 4096, work=work).seconds,

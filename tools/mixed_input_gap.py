@@ -43,12 +43,16 @@ descending M), keyed by GemmIdCore (weightOnlyQuantMatmulPlugin.cpp@46d548b: the
 tensor's columns, K, dtype), so an INT8 row of N and an INT4 row of 2N can run each other's
 profiled tactic; the rounding of M stays the same.
 
-The model's sm90 k-tile (``_tiles`` T12) is a register buffer's turn in TensorRT-LLM's
+The model's sm90 k-tile (``_tiles`` T12) is the longest dependence cycle of TensorRT-LLM's
 interleaved main loop, which the release runs (CollectiveBuilderInterleaved in its sm90
 launcher at 2a9abd9 and after, and in onnxruntime's 2025 port, contrib_ops/cuda/llm/fpA_intB_gemm):
-a wgmma's latency, the shared-memory load at the k-tile's start and the buffer's conversion
-(Luo et al.'s 128 + 29 clocks, plus 16 for INT8 and 36 for INT4 on the H200); the H200 rows
-spend about 350 clocks, the same for INT4 and INT8, and no published latency gives the rest.
+with 3 wgmmas in flight (INT8) a wgmma's latency, the shared-memory load at the k-tile's start
+and a buffer's conversion a k-tile, with 2 (INT4) 4 latencies, that load and 2 conversions
+every 3 k-tiles (Luo et al.'s 128 + 29 clocks, a buffer 16 for INT8 and 36 for INT4 on the
+H200: 173 and 204 clocks). The H200 rows spend about 350 clocks, the same for INT4 and INT8,
+where the loop's waits make INT4 the slower by a third of a latency; Luo et al.'s 128 clocks is
+the issue interval of back-to-back m64n256k16 wgmmas (its peak-rate time), not the latency a
+wait exposes, and no published source gives that latency.
 The same launchers run the 128-row tiles under CUTLASS's stream-K scheduler (``_tiles`` T8):
 the N = 4096 rows at K = 12288 and 16384 take less than a data-parallel tiling could at the
 slope the rows at K = 1024-4096 give (``dp_bound_lines``: 64 tiles of 64 weight rows on 132

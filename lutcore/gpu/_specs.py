@@ -31,7 +31,11 @@ S10 W. Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU Architectu
    Table IV: a dependent shared-memory load takes 29.0 SM clocks on the H800; Table VIII: a
    dense wgmma m64n256k16 (SS) completes 128.0 clocks after its issue (the extended version,
    arXiv 2501.12084v2: RS latency not above SS's at any N). Values as a public reading note of
-   the paper transcribes its tables (the paper's own tables were not reachable here).
+   the paper transcribes its tables (the paper's own tables were not reachable here). Its
+   benchmark (HPMLL/NVIDIA-Hopper-Benchmark@ded6f57, TensorCores/wgmma/latency/test_wgmma_
+   fp16.cu) times 100000 wgmmas issued back to back into one accumulator, one wait at the end:
+   the "latency" is their issue interval, and m64n256k16's 128 clocks is exactly its MACs at
+   the peak rate (64 x 256 x 16 / 2048 a clock an SM); no issue-to-wait latency is measured.
 
 Achievable rates, from public measurements (none of them a validation set of ``lut-fig16``;
 the calibration sets are stored with their source under experiments/reference/measured/):
