@@ -132,7 +132,7 @@ T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecia
    64-deep tile's 4: INT8 3, INT4 2), then converts the next register buffer (``rs_convert``;
    INT4 two k-blocks at every other block), after the next tile's LDS at a tile's last block:
    a wgmma's latency is exposed once per 4 k-blocks for INT8, once per 3 for INT4, and a k-tile
-   takes its loop's longest dependence cycle (``rs_cycles``, ``rs_ktile``). Its mbarrier wait
+   takes its loop's longest dependence cycle (``_rsloop``). Its mbarrier wait
    for the next stage is polled a k-tile early (consumer_try_wait at block 0), its release of
    the last one does not wait: where the loads keep up (the memory pipe, priced apart) neither
    adds to the chain. Stages fill shared memory (sm90_gmma_builder.inl
