@@ -4,6 +4,7 @@ units that share an output tile. Re-exported by ``lutcore.gpu._tiles``."""
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 # T8: the fewest k-tiles of a stream-K unit (tile_scheduler_params.h min_iters_per_sk_unit_)
@@ -16,15 +17,43 @@ def streamk_units(hw, tiles, k_tiles):
     get_num_sk_units): 0 units (data-parallel) where the last wave of one CTA an SM is at least
     half full or a tile has at most ``MIN_ITERS_PER_SK_UNIT`` k-tiles; else the last two waves'
     tiles over min(SMs, their k-tiles / ``MIN_ITERS_PER_SK_UNIT``) units, a tile shared by
-    units / tiles where whole (its split-K decomposition), else by 1 + the unit boundaries in it."""
+    units / tiles where whole (its split-K decomposition), else by the most units that the
+    linear split puts on one tile (``most_units_on_a_tile``)."""
     full = jnp.floor(tiles / hw.sms)
     tail = tiles - full * hw.sms
     sk_tiles = tiles - jnp.maximum(full - 1, 0) * hw.sms
     units = jnp.minimum(hw.sms, jnp.floor(sk_tiles * k_tiles / MIN_ITERS_PER_SK_UNIT))
     data_parallel = (tail == 0) | (k_tiles <= MIN_ITERS_PER_SK_UNIT) | (2 * tail >= hw.sms)
     ratio = units / sk_tiles
-    peers = jnp.where(ratio == jnp.floor(ratio), ratio, jnp.ceil(ratio) + 1)
+    peers = jnp.where(ratio == jnp.floor(ratio), ratio,
+                      most_units_on_a_tile(units, sk_tiles, k_tiles))
     return jnp.where(data_parallel, 0.0, units), sk_tiles, peers
+
+
+def most_units_on_a_tile(units, sk_tiles, k_tiles):
+    """The most of ``units`` that share one of ``sk_tiles`` tiles of ``k_tiles`` k-tiles when
+    the units split all their k-tiles in order, the remainder one k-tile more each to the first
+    units (tile_scheduler_params.h: ``big_units_``, whose k-tile count is one above the
+    others'): per tile, the unit holding its last k-tile minus the one holding its first, plus
+    one; the largest over the tiles (a loop over them: the count depends on where each tile's
+    first k-tile falls in its unit)."""
+    units = jnp.maximum(units, 1.0)
+    base = jnp.floor(sk_tiles * k_tiles / units)
+    big = sk_tiles * k_tiles - base * units
+    edge = big * (base + 1)  # the big units' k-tiles come first
+
+    def unit_of(k_tile):
+        return jnp.where(k_tile < edge, jnp.floor(k_tile / (base + 1)),
+                         big + jnp.floor((k_tile - edge) / jnp.maximum(base, 1.0)))
+
+    def tile(t, most):
+        first = t * k_tiles
+        count = unit_of(first + k_tiles - 1) - unit_of(first) + 1
+        return jnp.where(t < sk_tiles, jnp.maximum(most, count), most)
+
+    start = jnp.zeros(jnp.broadcast_shapes(jnp.shape(units), jnp.shape(sk_tiles),
+                                           jnp.shape(k_tiles)))
+    return jax.lax.fori_loop(0, jnp.max(sk_tiles).astype(jnp.int32), tile, start)
 
 
 def serial_fixup(hw, c: dict, work, peers=1.0):
