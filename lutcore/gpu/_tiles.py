@@ -174,6 +174,8 @@ MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 TRTLLM_WO_GEMV_MAX_M = 15
 # T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
 RS_LOAD_BITS, RS_GROUP_ROWS = 128, 64
+# timed_choice's near-ties what-if: the slowest (1) or fastest (-1) tied tactic where it runs
+TIE_SIDES = (1, -1)
 
 class Hardware(NamedTuple):
     """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
@@ -435,10 +437,10 @@ def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
             (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
 
 
-def select(total, values: dict, best=None) -> dict:
-    """The entries of ``values`` (candidate arrays, last axis) at candidate ``best`` (an index
-    per point), by default the one of least ``total``."""
-    best = (jnp.argmin(total, axis=-1) if best is None else best)[..., None]
+def select(total, values: dict, best) -> dict:
+    """The entries of ``values`` (candidate arrays, last axis, broadcast to ``total``'s shape)
+    at candidate ``best`` (an index per point)."""
+    best = best[..., None]
     return {name: jnp.take_along_axis(jnp.broadcast_to(x, total.shape), best, axis=-1)[..., 0]
             for name, x in values.items()}
 
@@ -544,10 +546,29 @@ def profiled_m(m, every_below: int = 1):
     return jnp.where(m < every_below, m, jnp.minimum(power, MAX_PROFILE_M))
 
 
+def timed_choice(at, run, tie_margin=0.0, tie_side=1.0):
+    """The candidate a timed selection runs, from ``at`` and ``run``, every candidate's seconds
+    at the M where the choice is made and where it runs (last axis): the fastest at the choice
+    (the first of equals); a what-if for reporting near-ties (never the model's value): of the
+    candidates slower there than the fastest by less than the fraction ``tie_margin`` (inside a
+    profiler's noise), it and the ones runnable at M, the slowest (``tie_side`` 1) or fastest
+    (-1) at the run (the fastest's where another only equals it)."""
+    best = jnp.argmin(at, axis=-1)[..., None]
+    fastest = jnp.take_along_axis(at, best, axis=-1)
+    tied = (at < fastest * (1 + tie_margin)) & jnp.isfinite(run)
+    score = jnp.where(tied & (jnp.arange(at.shape[-1]) != best), tie_side * run, -jnp.inf)
+    other = jnp.argmax(score, axis=-1)[..., None]  # an equal time keeps the model's choice
+    better = jnp.take_along_axis(score, other, axis=-1) > tie_side * jnp.take_along_axis(
+        run, best, axis=-1)
+    return jnp.where(better, other, best)[..., 0]
+
+
 @functools.partial(jax.jit, static_argnames=("work",))
-def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
+def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie_margin=0.0,
+               tie_side=1.0) -> GemmLatency:
     """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
-    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
+    vmap-able). Returns ``GemmLatency`` (``precompute`` zero). ``tie_margin``, ``tie_side``: the
+    timed selections' near-ties what-if (``timed_choice``; traced: one compilation serves it)."""
     if work.selection == "engine" and not work.tuned_at >= 1:
         raise ValueError(f"Work.tuned_at must be >= 1 rows with selection 'engine' (the rows "
                          f"its tactic was timed at), got {work.tuned_at!r}")
@@ -566,9 +587,11 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     scale = tiles_per_sm / hw.clock * launches
 
     def fastest_at(rows):
-        return jnp.argmin(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], axis=-1)
+        return timed_choice(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], total,
+                            tie_margin, tie_side)
 
-    best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
+    best = {"fastest": lambda: timed_choice(total, total, tie_margin, tie_side),
+            "marlin": lambda: marlin_tile(m[..., 0]),
             "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
             "profiled": lambda: fastest_at(profiled_m(m, work.profiled_below)),
             "engine": lambda: fastest_at(jnp.full_like(m, work.tuned_at))}[work.selection]()
