@@ -80,7 +80,8 @@ def _ds(modeled, fast, slow, measured=100.0, margin=0.01):
     return xr.Dataset(
         {"measured": ("point", measured), "modeled": ("point", modeled),
          "modeled_tie_fast": ("point", fast), "modeled_tie_slow": ("point", slow),
-         "error": ("point", (modeled - measured) / measured * 100)},
+         "error": ("point", (modeled - measured) / measured * 100),
+         "tie_operators": ("point", ["ffn_down 11.5 -> 5.88 ms"] + [""] * (rows - 1))},
         coords={"point": [f"row {i}" for i in range(rows)],
                 "role": ("point", ["validation"] * rows),
                 "device": ("point", ["a100"] * rows), "category": ("point", ["e2e"] * rows),
@@ -103,6 +104,7 @@ def test_fig16_hand_worked_tie_rows_and_mape_range():
     assert "inside its bound only on the other side" in note  # 16.8 % > 12 % >= 3.8 %
     table = FIG16.module.tie_table(ds)
     assert "row 0" in table and "row 1" not in table and "101.00 (+1.0 %)" in table
+    assert "ffn_down 11.5 -> 5.88 ms" in table
 
 
 def test_fig16_group_without_ties_gets_no_note():

@@ -246,25 +246,48 @@ def layer_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
     return labels, categories, np.array(measured), np.array(modeled)
 
 
-def e2e_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
-    """(labels, categories, measured, modeled) of an ``e2e`` set: one forward pass per row."""
+def _e2e_rows(data: dict, entry: dict, tie: tuple):
+    """(label, measured seconds, GPU, shape, deployment, workload) of every row of an ``e2e``
+    set, its deployment with the near-ties what-if ``tie`` (``points``)."""
     spec = gpu.gpu_spec(_device(data, entry))
     columns, unit = entry["columns"], entry["columns"][-1]
-    labels, measured, modeled = [], [], []
     for row in (dict(zip(columns, point)) for point in entry["points"]):
         model = data["models"][row["model"]]
         deployment = dataclasses.replace(row_deployment(data, entry, row),
                                          tie_margin=tie[0], tie_side=tie[1])
-        work = gpu.workload(row["batch"], row["tokens"], row.get("context"))
-        labels.append(f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
-                      f"B{row['batch']} T{row['tokens']}"
-                      + (f" C{row['context']}" if "context" in row else ""))
-        measured.append(row["batch"] / row[unit] if unit == "tokens_per_s"
-                        else row[unit] * UNITS[unit])
-        modeled.append(float(gpu.model_latency(spec, _shape(row["model"], model,
-                                                            model["layers"]),
-                                               deployment, work)))
-    return labels, ["e2e"] * len(labels), np.array(measured), np.array(modeled)
+        label = (f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
+                 f"B{row['batch']} T{row['tokens']}"
+                 + (f" C{row['context']}" if "context" in row else ""))
+        measured = (row["batch"] / row[unit] if unit == "tokens_per_s"
+                    else row[unit] * UNITS[unit])
+        yield (label, measured, spec, _shape(row["model"], model, model["layers"]), deployment,
+               gpu.workload(row["batch"], row["tokens"], row.get("context")))
+
+
+def e2e_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
+    """(labels, categories, measured, modeled) of an ``e2e`` set: one forward pass per row."""
+    rows = list(_e2e_rows(data, entry, tie))
+    modeled = [float(gpu.model_latency(*row[2:])) for row in rows]
+    return ([row[0] for row in rows], ["e2e"] * len(rows), np.array([row[1] for row in rows]),
+            np.array(modeled))
+
+
+def tied_operators(name: str, margin: float) -> dict:
+    """{label: the operators of an ``e2e`` row of the file ``name`` that its near-ties (within
+    ``margin``, either side) move by more than ``margin`` of their own time, as "operator ms
+    -> ms", its time in the forward pass on the model's choice and on the near-tie's}."""
+    data, out = load(name), {}
+    for entry in (e for e in data["sets"] if e["kind"] == "e2e"):
+        for side in (-1, 1):
+            for (label, _, spec, shape, plain, work), tied in zip(
+                    _e2e_rows(data, entry, (0.0, 1)), _e2e_rows(data, entry, (margin, side))):
+                chosen = gpu.blocks.model_breakdown(spec, shape, plain, work)
+                other = gpu.blocks.model_breakdown(spec, shape, tied[4], work)
+                out.setdefault(label, []).extend(
+                    f"{op} {1e3 * float(chosen[op]):.3g} -> {1e3 * float(other[op]):.3g} ms"
+                    for op in chosen
+                    if abs(float(other[op]) - float(chosen[op])) > margin * abs(float(chosen[op])))
+    return {label: "; ".join(ops) for label, ops in out.items()}
 
 
 def row_deployment(data: dict, entry: dict, row: dict) -> gpu.Deployment:

@@ -84,6 +84,10 @@ def run(config: Config) -> xr.Dataset:
                                     {"units": "ms", "long_name": f"every near-tied tactic choice "
                                      f"at its {side}est where the GEMM runs"})
             for side, alt in (("fast", fast), ("slow", slow))}
+    operators = {f"{name}: {label}": ops for name in config.sources
+                 for label, ops in _measured.tied_operators(name, config.tie_margin).items()}
+    tied["tie_operators"] = ("point", [operators.get(f"{p.source}: {p.label}", "")
+                                       for p in points])
     return xr.Dataset(
         {"measured": ("point", measured * 1e3, {"units": "ms"}),
          "modeled": ("point", modeled * 1e3, {"units": "ms"}),
@@ -103,9 +107,10 @@ def tie_errors(ds: xr.Dataset) -> np.ndarray:
 
 
 def tie_sensitive(ds: xr.Dataset) -> np.ndarray:
-    """The points a near-tied choice moves by more than ``tie_margin``: a tie at the point's own
-    M moves it by less (the runner-up is within the margin there), so these turn on a choice
-    made at another M (a plugin's profile, an engine's optimum)."""
+    """The points a near-tied choice moves by more than ``tie_margin``: a tie at a GEMM's own M
+    moves its time by less (the other tactic is within the margin there), so these turn on a
+    choice made at another M (a plugin's profile, an engine's optimum) or on more of the tile
+    than its time (the fused attention takes its tile's pipes, ``_simulator.price``)."""
     values = np.stack([ds.modeled_tie_fast.values, ds.modeled_tie_slow.values])
     return (np.abs(values / ds.modeled.values - 1) > ds.attrs["tie_margin"]).any(axis=0)
 
@@ -350,14 +355,18 @@ def tie_table(ds: xr.Dataset) -> str:
     errors = tie_errors(ds)
     rows = [[str(ds.point.values[i]), f"{ds.measured.values[i]:.2f}"]
             + [f"{ds[v].values[i]:.2f} ({errors[j, i]:+.1f} %)" for j, v in enumerate(
-                ("modeled", "modeled_tie_fast", "modeled_tie_slow"))] for i in pick]
-    return (f"Tie-sensitive validation e2e rows ({len(rows)}): a GEMM tactic of the row was "
-            f"chosen at another M (an engine's optimum, a plugin's profile) among tactics within "
-            f"{100 * ds.attrs['tie_margin']:g} % there, and the other choice moves the row by "
-            "more than that.\n\n"
+                ("modeled", "modeled_tie_fast", "modeled_tie_slow"))]
+            + [str(ds.tie_operators.values[i])] for i in pick]
+    return (f"Tie-sensitive validation e2e rows ({len(rows)}): tactics within "
+            f"{100 * ds.attrs['tie_margin']:g} % of the fastest where they are timed move the "
+            "row by more than that (a choice made at another M, an engine's optimum or a "
+            "plugin's profile, or a tile whose pipes the fused attention takes), with the "
+            "operators that move (their time in the pass, the model's choice -> the "
+            "near-tie's).\n\n"
             + markdown_table(["row", "measured (ms)", "model's choice (ms, error)",
                               "near-ties at their fastest (ms, error)",
-                              "near-ties at their slowest (ms, error)"], rows))
+                              "near-ties at their slowest (ms, error)", "operators that move"],
+                             rows))
 
 
 def table(ds: xr.Dataset) -> str:
