@@ -21,21 +21,21 @@ def test_hand_worked_tie_is_flagged_both_ways():
     """1 % margin: 10.05 < 10 x 1.01, so A and B tie; run at the other M, the tie's fastest is B
     (15 us) and its slowest A (20 us); C (12 > 10.1) is never taken."""
     assert int(timed_choice(AT, RUN)[0]) == 0  # the model's choice: the fastest where timed
-    assert int(timed_choice(AT, RUN, 0.01, -1)[0]) == 1
-    assert int(timed_choice(AT, RUN, 0.01, 1)[0]) == 0
-    assert int(timed_choice(AT, RUN, 0.004, -1)[0]) == 0  # 0.5 % is outside a 0.4 % margin
+    assert int(timed_choice(AT, RUN, (0.01, -1))[0]) == 1
+    assert int(timed_choice(AT, RUN, (0.01, 1))[0]) == 0
+    assert int(timed_choice(AT, RUN, (0.004, -1))[0]) == 0  # 0.5 % is outside a 0.4 % margin
 
 
 def test_clear_non_tie_is_not_flagged():
     at = np.array([[10.0, 10.2, 12.0]])  # B 2 % slower: outside a 1 % margin
     for side in (1, -1):
-        assert int(timed_choice(at, RUN, 0.01, side)[0]) == 0
+        assert int(timed_choice(at, RUN, (0.01, side))[0]) == 0
 
 
 def test_tie_never_takes_a_tactic_that_cannot_run():
     run = np.array([[20.0, np.inf, 30.0]])
-    assert int(timed_choice(AT, run, 0.01, 1)[0]) == 0
-    assert int(timed_choice(AT, run, 0.01, -1)[0]) == 0
+    assert int(timed_choice(AT, run, (0.01, 1))[0]) == 0
+    assert int(timed_choice(AT, run, (0.01, -1))[0]) == 0
 
 
 @pytest.mark.parametrize("spec", [gpu.A100, gpu.H100], ids=["a100", "h100"])
@@ -118,7 +118,7 @@ def test_tie_margin_zero_is_the_models_choice():
     work = _kernels.kernel_work("cublas", 16)._replace(selection="engine", tuned_at=2048.0)
     m = np.array([128.0, 2048.0])
     plain = gpu.blocks.tile_model(hw, m, 4096.0, 16384.0, work=work)
-    zero = gpu.blocks.tile_model(hw, m, 4096.0, 16384.0, work=work, tie_margin=0.0, tie_side=-1)
+    zero = gpu.blocks.tile_model(hw, m, 4096.0, 16384.0, work=work, tie=(0.0, -1))
     for a, b in zip(plain, zero):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
@@ -128,4 +128,4 @@ def test_tie_keeps_the_models_choice_where_it_cannot_run_and_none_is_tied():
     margin: both sides keep it, as the model does."""
     at, run = np.array([[10.0, 12.0]]), np.array([[np.inf, 30.0]])
     for side in (1, -1):
-        assert int(timed_choice(at, run, 0.01, side)[0]) == 0
+        assert int(timed_choice(at, run, (0.01, side))[0]) == 0

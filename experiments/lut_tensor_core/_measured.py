@@ -153,7 +153,7 @@ def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
 
 
 def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None, *,
-                tie: tuple = (0.0, 1)):
+                tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
@@ -164,8 +164,8 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None, *,
     ``gemm_latency``'s). A set with ``best_of`` (shapes
     [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is
     compared with the model's best of the same shapes, both as seconds of the modeled best
-    shape. ``tie``: (tie_margin, tie_side) of ``gemm_latency``'s near-ties what-if ((0, 1): the
-    model's choice)."""
+    shape. ``tie``: (tie_margin, tie_side) of ``gemm_latency``'s near-ties what-if ((None, 1):
+    without it)."""
     spec = spec or gpu.gpu_spec(_device(data, entry))
     columns = entry["columns"]
     kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
@@ -204,7 +204,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None, *,
     return labels, [category] * len(labels), measured, modeled
 
 
-def layer_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
+def layer_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of a ``layer_operators`` set: every operator and
     every layer total (the sum of the operators timed)."""
     spec = gpu.gpu_spec(_device(data, entry))
@@ -264,7 +264,7 @@ def _e2e_rows(data: dict, entry: dict, tie: tuple):
                gpu.workload(row["batch"], row["tokens"], row.get("context")))
 
 
-def e2e_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
+def e2e_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of an ``e2e`` set: one forward pass per row."""
     rows = list(_e2e_rows(data, entry, tie))
     modeled = [float(gpu.model_latency(*row[2:])) for row in rows]
@@ -337,7 +337,7 @@ def _deployment(entry: dict, **defaults) -> gpu.Deployment:
     return dataclasses.replace(gpu.DEPLOYMENTS[preset], **fields)
 
 
-def whole_layer_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
+def whole_layer_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of a ``layer`` set: the simulator's device time
     of the layer plus one host dispatch per call."""
     spec = gpu.gpu_spec(_device(data, entry))
@@ -354,7 +354,7 @@ def whole_layer_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
 
 
 def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None = None, *,
-                     tie: tuple = (0.0, 1)):
+                     tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of an ``attention`` set: one layer's attention
     operator (``heads``, ``kv_heads``, ``head_dim`` of the set; rows batch, new tokens per
     sequence, attended context) under ``deployment``, by default the set's (``Deployment``
@@ -373,7 +373,7 @@ def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None 
         np.asarray(parts["attention"])
 
 
-def all_reduce_points(data: dict, entry: dict, *, tie: tuple = (0.0, 1)):
+def all_reduce_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of an ``all_reduce`` set (no tactic to choose:
     ``tie`` changes nothing)."""
     spec = gpu.gpu_spec(_device(data, entry))
@@ -388,10 +388,11 @@ PREDICTORS = {"gemm": gemm_points, "layer_operators": layer_points,
               "layer": whole_layer_points, "e2e": e2e_points, "all_reduce": all_reduce_points}
 
 
-def points(name: str, data: dict | None = None, *, tie: tuple = (0.0, 1)) -> list[Point]:
+def points(name: str, data: dict | None = None, *, tie: tuple = (None, 1)) -> list[Point]:
     """Every measured value of the file ``name`` (or of ``data``, read elsewhere) with its
     prediction; ``tie``: (tie_margin, tie_side), the near-ties what-if of ``gpu.gemm_latency``
-    for every GEMM whose tactic is timed ((0, 1): the model's choice)."""
+    for every GEMM whose tactic is timed ((None, 1): without it; (0, 1): the model's choice
+    too, compiled with the what-if, as ``lut-fig16`` runs it)."""
     data = load(name) if data is None else data
     out = []
     for entry in data["sets"]:

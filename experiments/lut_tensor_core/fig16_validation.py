@@ -76,6 +76,7 @@ class Config:
 
 def run(config: Config) -> xr.Dataset:
     points, fast, slow = ([p for name in config.sources for p in _measured.points(name, tie=tie)]
+                          # margin 0: the model's choice, in the compilations the ties use
                           for tie in ((0.0, 1), (config.tie_margin, -1), (config.tie_margin, 1)))
     measured = np.array([p.measured for p in points])
     modeled = np.array([p.modeled for p in points])

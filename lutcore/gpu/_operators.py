@@ -171,8 +171,7 @@ class Deployment:
     tactic its builder timed fastest at this many token rows (its optimization profile's
     optimum, ``_frameworks.engine_profile_rows``; ``_tiles`` T13); 0: each GEMM the tactic for
     its own M (a library heuristic or a plugin's profile); tie_margin, tie_side: the near-ties
-    what-if of ``gemm_latency`` for every GEMM of the graph (reporting only; 0: the model's
-    choice).
+    what-if of ``gemm_latency`` for every GEMM of the graph (reporting only; None: without).
     """
 
     kernel: str = "cublas"
@@ -194,7 +193,7 @@ class Deployment:
     gate_fusion: bool = True
     framework: Framework = BARE
     gemm_tuned_rows: int = 0
-    tie_margin: float = 0.0
+    tie_margin: float | None = None
     tie_side: int = 1
 
     def __post_init__(self):
@@ -214,7 +213,8 @@ class Deployment:
                              f"{self.group_size}")
         check.one_of("row_kernels", self.row_kernels, ROW_KERNELS)
         check.integers("gemm_tuned_rows", self.gemm_tuned_rows, min=0)
-        check.finite("tie_margin", self.tie_margin, min=0.0, max=1.0)
+        if self.tie_margin is not None:
+            check.finite("tie_margin", self.tie_margin, min=0.0, max=1.0)
         check.one_of("tie_side", self.tie_side, TIE_SIDES)
 
     @property

@@ -546,13 +546,16 @@ def profiled_m(m, every_below: int = 1):
     return jnp.where(m < every_below, m, jnp.minimum(power, MAX_PROFILE_M))
 
 
-def timed_choice(at, run, tie_margin=0.0, tie_side=1.0):
+def timed_choice(at, run, tie=None):
     """The candidate a timed selection runs, from ``at`` and ``run``, every candidate's seconds
     at the M where the choice is made and where it runs (last axis): the fastest at the choice
-    (the first of equals); a what-if for reporting near-ties (never the model's value): of the
-    candidates slower there than the fastest by less than the fraction ``tie_margin`` (inside a
-    profiler's noise), it and the ones runnable at M, the slowest (``tie_side`` 1) or fastest
-    (-1) at the run (the fastest's where another only equals it)."""
+    (the first of equals); with ``tie`` = (margin, side), a what-if for reporting near-ties
+    (never the model's value): of the candidates slower there than the fastest by less than the
+    fraction margin (inside a profiler's noise), it and the ones runnable at M, the slowest
+    (side 1) or fastest (-1) at the run (the fastest's where another only equals it)."""
+    if tie is None:
+        return jnp.argmin(at, axis=-1)
+    tie_margin, tie_side = tie
     best = jnp.argmin(at, axis=-1)[..., None]
     fastest = jnp.take_along_axis(at, best, axis=-1)
     tied = (at < fastest * (1 + tie_margin)) & jnp.isfinite(run)
@@ -564,11 +567,11 @@ def timed_choice(at, run, tie_margin=0.0, tie_side=1.0):
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
-def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie_margin=0.0,
-               tie_side=1.0) -> GemmLatency:
+def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie=None) -> GemmLatency:
     """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
-    vmap-able). Returns ``GemmLatency`` (``precompute`` zero). ``tie_margin``, ``tie_side``: the
-    timed selections' near-ties what-if (``timed_choice``; traced: one compilation serves it)."""
+    vmap-able). Returns ``GemmLatency`` (``precompute`` zero). ``tie``: None, or (margin, side)
+    of the timed selections' near-ties what-if (``timed_choice``; traced: one compilation serves
+    every margin and side, and None compiles without it)."""
     if work.selection == "engine" and not work.tuned_at >= 1:
         raise ValueError(f"Work.tuned_at must be >= 1 rows with selection 'engine' (the rows "
                          f"its tactic was timed at), got {work.tuned_at!r}")
@@ -588,9 +591,9 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie_margin=0.0,
 
     def fastest_at(rows):
         return timed_choice(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], total,
-                            tie_margin, tie_side)
+                            tie)
 
-    best = {"fastest": lambda: timed_choice(total, total, tie_margin, tie_side),
+    best = {"fastest": lambda: timed_choice(total, total, tie),
             "marlin": lambda: marlin_tile(m[..., 0]),
             "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
             "profiled": lambda: fastest_at(profiled_m(m, work.profiled_below)),
