@@ -278,16 +278,17 @@ def tied_operators(name: str, margin: float) -> dict:
     -> ms", its time in the forward pass on the model's choice and on the near-tie's}."""
     data, out = load(name), {}
     for entry in (e for e in data["sets"] if e["kind"] == "e2e"):
-        for side in (-1, 1):
-            for (label, _, spec, shape, plain, work), tied in zip(
-                    _e2e_rows(data, entry, (0.0, 1)), _e2e_rows(data, entry, (margin, side))):
-                chosen = gpu.blocks.model_breakdown(spec, shape, plain, work)
-                other = gpu.blocks.model_breakdown(spec, shape, tied[4], work)
-                out.setdefault(label, []).extend(
-                    f"{op} {1e3 * float(chosen[op]):.3g} -> {1e3 * float(other[op]):.3g} ms"
-                    for op in chosen
-                    if abs(float(other[op]) - float(chosen[op])) > margin * abs(float(chosen[op])))
-    return {label: "; ".join(ops) for label, ops in out.items()}
+        fast, slow = (_e2e_rows(data, entry, (margin, side)) for side in (-1, 1))
+        for (label, _, spec, shape, plain, work), *tied in zip(
+                _e2e_rows(data, entry, (0.0, 1)), fast, slow):
+            chosen = gpu.blocks.model_breakdown(spec, shape, plain, work)
+            moved = []
+            for other in (gpu.blocks.model_breakdown(spec, shape, t[4], work) for t in tied):
+                moved += [f"{op} {1e3 * float(chosen[op]):.3g} -> {1e3 * float(other[op]):.3g} ms"
+                          for op in chosen if abs(float(other[op]) - float(chosen[op]))
+                          > margin * abs(float(chosen[op]))]
+            out[label] = "; ".join(moved)
+    return out
 
 
 def row_deployment(data: dict, entry: dict, row: dict) -> gpu.Deployment:
