@@ -1,6 +1,9 @@
 """Near-ties of timed tactic choices (``_tiles.timed_choice``, ``gemm_latency(tie_margin=...)``)
 and how ``lut-fig16`` reports them (``tie_sensitive``, ``tie_errors``, ``summary``)."""
 
+import hypothesis
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
 import numpy as np
 import pytest
 import xarray as xr
@@ -129,3 +132,22 @@ def test_tie_keeps_the_models_choice_where_it_cannot_run_and_none_is_tied():
     at, run = np.array([[10.0, 12.0]]), np.array([[np.inf, 30.0]])
     for side in (1, -1):
         assert int(timed_choice(at, run, (0.01, side))[0]) == 0
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(
+    at=hnp.arrays(np.float64, 6, elements=st.floats(1.0, 2.0)),
+    run=hnp.arrays(np.float64, 6, elements=st.floats(1.0, 100.0) | st.just(np.inf)),
+    margin=st.floats(0.0, 0.5), side=st.sampled_from([1, -1]))
+def test_tie_pick_is_a_tied_tactic_on_its_side(at, run, margin, side):
+    """Against a plain-Python oracle: the pick is the fastest where timed or a tactic within the
+    margin there that runs; it is no slower (side -1) / no faster (side 1) where it runs than
+    the fastest's, and the best of the tie on its side; margin 0 is the fastest."""
+    best = int(np.argmin(at))
+    pick = int(timed_choice(at[None], run[None], (margin, side))[0])
+    tied = [i for i in range(6) if i == best or (at[i] < at[best] * (1 + margin)
+                                                 and np.isfinite(run[i]))]
+    assert pick in tied
+    assert side * run[pick] >= side * run[best]
+    assert side * run[pick] == max(side * run[i] for i in tied)
+    assert int(timed_choice(at[None], run[None], (0.0, side))[0]) == best
