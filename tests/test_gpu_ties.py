@@ -1,4 +1,4 @@
-"""Near-ties of timed tactic choices (``_tiles.timed_choice``, ``gemm_latency(tie_margin=...)``)
+"""Near-ties of timed tactic choices (``_ties.timed_choice``, ``gemm_latency(tie_margin=...)``)
 and how ``lut-fig16`` reports them (``tie_sensitive``, ``tie_errors``, ``summary``)."""
 
 import hypothesis
@@ -11,7 +11,7 @@ import xarray as xr
 import lutcore.gpu as gpu
 from experiments import ConfigError, get, make_config
 from lutcore.gpu import _kernels
-from lutcore.gpu._tiles import timed_choice
+from lutcore.gpu._ties import timed_choice
 
 FIG16 = get("lut-fig16")
 

@@ -77,10 +77,10 @@ from ._specs import (
     GPUSpec,
     check_accumulate,
 )
+from ._ties import TIE_SIDES
 from ._tile_tables import STAGES, candidate_table
 from ._tiles import (
     MAX_THREADS_PER_SM,
-    TIE_SIDES,
     GemmLatency,
     Hardware,
     Occupancy,
@@ -331,7 +331,7 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     never the model's value: where a kernel's tactic is timed (its library's autotuner, a
     plugin's profile, a TensorRT engine's build), of the tactics slower than the fastest by
     less than the fraction ``tie_margin`` at the M where they are timed, the slowest
-    (``tie_side`` 1) or the fastest (-1) at m runs (``_tiles.timed_choice``; None: the model's
+    (``tie_side`` 1) or the fastest (-1) at m runs (``_ties.timed_choice``; None: the model's
     choice, compiled without the what-if; 0: the same values, compiled with it).
 
     Before the GEMM, a ``cublas_quantize`` kernel's activation quantization

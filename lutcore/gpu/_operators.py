@@ -63,7 +63,7 @@ from ._frameworks import (
 from ._kernels import default_lut_bits, precompute_work
 from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
-from ._tiles import TIE_SIDES
+from ._ties import TIE_SIDES
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")

@@ -155,6 +155,7 @@ import jax.numpy as jnp
 
 from ._gemv import gemv_clocks, gemv_columns
 from ._streamk import serial_fixup, streamk_units
+from ._ties import timed_choice
 from ._tile_tables import STAGES, candidate_table
 
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
@@ -174,8 +175,6 @@ MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 TRTLLM_WO_GEMV_MAX_M = 15
 # T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
 RS_LOAD_BITS, RS_GROUP_ROWS = 128, 64
-# timed_choice's near-ties what-if: the slowest (1) or fastest (-1) tied tactic where it runs
-TIE_SIDES = (1, -1)
 
 class Hardware(NamedTuple):
     """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
@@ -544,26 +543,6 @@ def profiled_m(m, every_below: int = 1):
     mantissa, exponent = jnp.frexp(m)
     power = jnp.where(mantissa == 0.5, m, jnp.ldexp(jnp.ones_like(m), exponent))
     return jnp.where(m < every_below, m, jnp.minimum(power, MAX_PROFILE_M))
-
-
-def timed_choice(at, run, tie=None):
-    """The candidate a timed selection runs, from ``at`` and ``run``, every candidate's seconds
-    at the M where the choice is made and where it runs (last axis): the fastest at the choice
-    (the first of equals); with ``tie`` = (margin, side), a what-if for reporting near-ties
-    (never the model's value): of the candidates slower there than the fastest by less than the
-    fraction margin (inside a profiler's noise), it and the ones runnable at M, the slowest
-    (side 1) or fastest (-1) at the run (the fastest's where another only equals it)."""
-    if tie is None:
-        return jnp.argmin(at, axis=-1)
-    tie_margin, tie_side = tie
-    best = jnp.argmin(at, axis=-1)[..., None]
-    fastest = jnp.take_along_axis(at, best, axis=-1)
-    tied = (at < fastest * (1 + tie_margin)) & jnp.isfinite(run)
-    score = jnp.where(tied & (jnp.arange(at.shape[-1]) != best), tie_side * run, -jnp.inf)
-    other = jnp.argmax(score, axis=-1)[..., None]  # an equal time keeps the model's choice
-    better = jnp.take_along_axis(score, other, axis=-1) > tie_side * jnp.take_along_axis(
-        run, best, axis=-1)
-    return jnp.where(better, other, best)[..., 0]
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
