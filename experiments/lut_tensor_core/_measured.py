@@ -152,7 +152,8 @@ def _shape(name: str, spec: dict, layers: int = 1) -> gpu.LLMShape:
                                                          "parallel")})
 
 
-def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
+def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None, *,
+                tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of a ``gemm`` set on its GPU (or ``spec``):
     columns m, n, k, optionally ``inputs`` (the operands' data, ``gpu.INPUT_DATA``; default the
     set's, else random), and the measurement; the set's ``persistent`` (default true) and
@@ -163,7 +164,8 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     ``gemm_latency``'s). A set with ``best_of`` (shapes
     [m, n, k]) has one measured rate, the best of those shapes' (columns [tflops]); it is
     compared with the model's best of the same shapes, both as seconds of the modeled best
-    shape."""
+    shape. ``tie``: (tie_margin, tie_side) of ``gemm_latency``'s near-ties what-if ((None, 1):
+    without it)."""
     spec = spec or gpu.gpu_spec(_device(data, entry))
     columns = entry["columns"]
     kernel, act = entry.get("kernel", "cublas"), entry.get("act", "fp16")
@@ -179,7 +181,7 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
             serial_epilogue=entry.get("serial_epilogue", False),
             accumulate=entry.get("accumulate", "fp32"), timing=entry.get("timing", "events"),
             output=entry.get("output", "fp16"), reads_c=entry.get("reads_c", False),
-            **groups).seconds) + overhead
+            tie_margin=tie[0], tie_side=tie[1], **groups).seconds) + overhead
 
     if "best_of" in entry:
         m, n, k = (np.array(c, dtype=float) for c in zip(*entry["best_of"]))
@@ -202,13 +204,15 @@ def gemm_points(data: dict, entry: dict, spec: gpu.GPUSpec | None = None):
     return labels, [category] * len(labels), measured, modeled
 
 
-def layer_points(data: dict, entry: dict):
+def layer_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of a ``layer_operators`` set: every operator and
     every layer total (the sum of the operators timed)."""
     spec = gpu.gpu_spec(_device(data, entry))
     model = entry["model"]
-    deployment = _deployment(entry, fusion=False, fused_qkv=True,
-                             tensor_parallel=model.get("tensor_parallel", 1))
+    deployment = dataclasses.replace(
+        _deployment(entry, fusion=False, fused_qkv=True,
+                    tensor_parallel=model.get("tensor_parallel", 1)),
+        tie_margin=tie[0], tie_side=tie[1])
     shape = _shape(entry["name"], model)
     overheads = data.get("host_overhead_s", {})
     if "operators" in entry:  # rows: (operator, seconds) of one workload
@@ -242,24 +246,49 @@ def layer_points(data: dict, entry: dict):
     return labels, categories, np.array(measured), np.array(modeled)
 
 
-def e2e_points(data: dict, entry: dict):
-    """(labels, categories, measured, modeled) of an ``e2e`` set: one forward pass per row."""
+def _e2e_rows(data: dict, entry: dict, tie: tuple):
+    """(label, measured seconds, GPU, shape, deployment, workload) of every row of an ``e2e``
+    set, its deployment with the near-ties what-if ``tie`` (``points``)."""
     spec = gpu.gpu_spec(_device(data, entry))
     columns, unit = entry["columns"], entry["columns"][-1]
-    labels, measured, modeled = [], [], []
     for row in (dict(zip(columns, point)) for point in entry["points"]):
         model = data["models"][row["model"]]
-        deployment = row_deployment(data, entry, row)
-        work = gpu.workload(row["batch"], row["tokens"], row.get("context"))
-        labels.append(f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
-                      f"B{row['batch']} T{row['tokens']}"
-                      + (f" C{row['context']}" if "context" in row else ""))
-        measured.append(row["batch"] / row[unit] if unit == "tokens_per_s"
-                        else row[unit] * UNITS[unit])
-        modeled.append(float(gpu.model_latency(spec, _shape(row["model"], model,
-                                                            model["layers"]),
-                                               deployment, work)))
-    return labels, ["e2e"] * len(labels), np.array(measured), np.array(modeled)
+        deployment = dataclasses.replace(row_deployment(data, entry, row),
+                                         tie_margin=tie[0], tie_side=tie[1])
+        label = (f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
+                 f"B{row['batch']} T{row['tokens']}"
+                 + (f" C{row['context']}" if "context" in row else ""))
+        measured = (row["batch"] / row[unit] if unit == "tokens_per_s"
+                    else row[unit] * UNITS[unit])
+        yield (label, measured, spec, _shape(row["model"], model, model["layers"]), deployment,
+               gpu.workload(row["batch"], row["tokens"], row.get("context")))
+
+
+def e2e_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
+    """(labels, categories, measured, modeled) of an ``e2e`` set: one forward pass per row."""
+    rows = list(_e2e_rows(data, entry, tie))
+    modeled = [float(gpu.model_latency(*row[2:])) for row in rows]
+    return ([row[0] for row in rows], ["e2e"] * len(rows), np.array([row[1] for row in rows]),
+            np.array(modeled))
+
+
+def tied_operators(name: str, margin: float) -> dict:
+    """{label: the operators of an ``e2e`` row of the file ``name`` that its near-ties (within
+    ``margin``, either side) move by more than ``margin`` of their own time, as "operator ms
+    -> ms", its time in the forward pass on the model's choice and on the near-tie's}."""
+    data, out = load(name), {}
+    for entry in (e for e in data["sets"] if e["kind"] == "e2e"):
+        fast, slow = (_e2e_rows(data, entry, (margin, side)) for side in (-1, 1))
+        for (label, _, spec, shape, plain, work), *tied in zip(
+                _e2e_rows(data, entry, (0.0, 1)), fast, slow):
+            chosen = gpu.blocks.model_breakdown(spec, shape, plain, work)
+            moved = []
+            for other in (gpu.blocks.model_breakdown(spec, shape, t[4], work) for t in tied):
+                moved += [f"{op} {1e3 * float(chosen[op]):.3g} -> {1e3 * float(other[op]):.3g} ms"
+                          for op in chosen if abs(float(other[op]) - float(chosen[op]))
+                          > margin * abs(float(chosen[op]))]
+            out[label] = "; ".join(moved)
+    return out
 
 
 def row_deployment(data: dict, entry: dict, row: dict) -> gpu.Deployment:
@@ -309,13 +338,13 @@ def _deployment(entry: dict, **defaults) -> gpu.Deployment:
     return dataclasses.replace(gpu.DEPLOYMENTS[preset], **fields)
 
 
-def whole_layer_points(data: dict, entry: dict):
+def whole_layer_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of a ``layer`` set: the simulator's device time
     of the layer plus one host dispatch per call."""
     spec = gpu.gpu_spec(_device(data, entry))
     rows = np.array(entry["points"], dtype=float)
     batch, tokens, context = rows[:, 0], rows[:, 1], rows[:, 2]
-    deployment = _deployment(entry)
+    deployment = dataclasses.replace(_deployment(entry), tie_margin=tie[0], tie_side=tie[1])
     parts = gpu.layer_breakdown(spec, _shape(entry["name"], entry["model"]), deployment,
                                 gpu.workload(batch, tokens, context), launch=0.0)
     overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
@@ -325,7 +354,8 @@ def whole_layer_points(data: dict, entry: dict):
     return labels, ["layer"] * len(labels), _seconds(entry["columns"], rows), modeled
 
 
-def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None = None):
+def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None = None, *,
+                     tie: tuple = (None, 1)):
     """(labels, categories, measured, modeled) of an ``attention`` set: one layer's attention
     operator (``heads``, ``kv_heads``, ``head_dim`` of the set; rows batch, new tokens per
     sequence, attended context) under ``deployment``, by default the set's (``Deployment``
@@ -336,6 +366,7 @@ def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None 
     shape = _shape(entry["name"], {"hidden": heads * entry["head_dim"], "ffn": 4 * heads,
                                    "heads": heads, "kv_heads": kv_heads})
     deployment = _deployment(entry) if deployment is None else deployment
+    deployment = dataclasses.replace(deployment, tie_margin=tie[0], tie_side=tie[1])
     parts = gpu.layer_breakdown(spec, shape, deployment,
                                 gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]), launch=0.0)
     labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}" for b, t, c in rows[:, :3]]
@@ -343,8 +374,9 @@ def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None 
         np.asarray(parts["attention"])
 
 
-def all_reduce_points(data: dict, entry: dict):
-    """(labels, categories, measured, modeled) of an ``all_reduce`` set."""
+def all_reduce_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
+    """(labels, categories, measured, modeled) of an ``all_reduce`` set (no tactic to choose:
+    ``tie`` changes nothing)."""
     spec = gpu.gpu_spec(_device(data, entry))
     rows = np.array(entry["points"], dtype=float)
     modeled = np.asarray(gpu.all_reduce_seconds(spec, rows[:, 0], rows[:, 1]))
@@ -357,13 +389,16 @@ PREDICTORS = {"gemm": gemm_points, "layer_operators": layer_points,
               "layer": whole_layer_points, "e2e": e2e_points, "all_reduce": all_reduce_points}
 
 
-def points(name: str, data: dict | None = None) -> list[Point]:
+def points(name: str, data: dict | None = None, *, tie: tuple = (None, 1)) -> list[Point]:
     """Every measured value of the file ``name`` (or of ``data``, read elsewhere) with its
-    prediction."""
+    prediction; ``tie``: (tie_margin, tie_side), the near-ties what-if of ``gpu.gemm_latency``
+    for every GEMM whose tactic is timed ((None, 1): without it; (0, 1): the model's choice
+    too, compiled with the what-if, as ``lut-fig16`` runs it)."""
     data = load(name) if data is None else data
     out = []
     for entry in data["sets"]:
-        labels, categories, measured, modeled = PREDICTORS[entry["kind"]](data, entry)
+        labels, categories, measured, modeled = PREDICTORS[entry["kind"]](
+            data, entry, tie=tie)
         out += [Point(name, data["role"], _device(data, entry), entry["name"], c, label,
                       float(m), float(p))
                 for label, c, m, p in zip(labels, categories, measured, modeled)]

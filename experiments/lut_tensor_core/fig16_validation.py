@@ -44,6 +44,11 @@ MIN_ROWS = 10
 TRUSTED = {"gemm": 8.0, "mpgemm": 12.0, "operator": 12.0, "layer": 12.0, "e2e": 12.0,
            "collective": 12.0}
 M_BINS = ((1, 16), (17, 128), (129, 1024), (1025, 1 << 30))  # residuals against M
+# A reporting choice, not a model constant (README "Validation"): tactics whose modeled times at
+# the M where a library, plugin or engine build times them differ by less than this fraction
+# are a near-tie; no source found gives the resolution of those timings. It never picks the
+# value that counts: the MAPE is the model's choice's.
+TIE_MARGIN = 0.01
 # the reference keys claims() states in the full run
 CLAIMS = ("simulator_mape", "accel_sim_cost")
 SECONDS_PER_DAY = 86400
@@ -51,31 +56,64 @@ SECONDS_PER_DAY = 86400
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """sources: measured files (experiments/reference/measured/*.yaml) to compare with."""
+    """sources: measured files (experiments/reference/measured/*.yaml) to compare with;
+    tie_margin: the fraction within which two tactics' modeled times at the M where they are
+    timed are reported as a near-tie (``TIE_MARGIN``)."""
 
     sources: tuple[str, ...] = tuple(_measured.files())
+    tie_margin: float = TIE_MARGIN
 
     def __post_init__(self):
         known = _measured.files()
         bad = [s for s in self.sources if s not in known]
         if bad or not self.sources:
             raise ConfigError(f"sources: {bad or '[]'} unknown; allowed values: {known}")
+        margin = self.tie_margin
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 1:
+            raise ConfigError(f"tie_margin: {margin!r} invalid; allowed values: a fraction in "
+                              "(0, 1), e.g. 0.01 for 1 %")
 
 
 def run(config: Config) -> xr.Dataset:
-    points = [p for name in config.sources for p in _measured.points(name)]
+    points, fast, slow = ([p for name in config.sources for p in _measured.points(name, tie=tie)]
+                          # margin 0: the model's choice, in the compilations the ties use
+                          for tie in ((0.0, 1), (config.tie_margin, -1), (config.tie_margin, 1)))
     measured = np.array([p.measured for p in points])
     modeled = np.array([p.modeled for p in points])
     error = (modeled - measured) / measured * 100
+    tied = {f"modeled_tie_{side}": ("point", np.array([p.modeled for p in alt]) * 1e3,
+                                    {"units": "ms", "long_name": f"every near-tied tactic choice "
+                                     f"at its {side}est where the GEMM runs"})
+            for side, alt in (("fast", fast), ("slow", slow))}
+    operators = {f"{name}: {label}": ops for name in config.sources
+                 for label, ops in _measured.tied_operators(name, config.tie_margin).items()}
+    tied["tie_operators"] = ("point", [operators.get(f"{p.source}: {p.label}", "")
+                                       for p in points])
     return xr.Dataset(
         {"measured": ("point", measured * 1e3, {"units": "ms"}),
          "modeled": ("point", modeled * 1e3, {"units": "ms"}),
          "error": ("point", error, {"units": "%", "long_name": "(modeled - measured) / measured"}),
-         **cross_source(config.sources)},
+         **tied, **cross_source(config.sources)},
         coords={"point": [f"{p.source}: {p.label}" for p in points],
                 **{field: ("point", [getattr(p, field) for p in points])
                    for field in ("source", "role", "device", "set", "category")}},
-        attrs={"sources": ", ".join(config.sources)})
+        attrs={"sources": ", ".join(config.sources), "tie_margin": config.tie_margin})
+
+
+def tie_errors(ds: xr.Dataset) -> np.ndarray:
+    """[3, point] errors (%): the model's choice, then every near-tied choice (``tie_margin``
+    at the M where it is timed) at its fastest, then at its slowest where the GEMM runs."""
+    values = np.stack([ds[v].values for v in ("modeled", "modeled_tie_fast", "modeled_tie_slow")])
+    return (values - ds.measured.values) / ds.measured.values * 100
+
+
+def tie_sensitive(ds: xr.Dataset) -> np.ndarray:
+    """The points a near-tied choice moves by more than ``tie_margin``: a tie at a GEMM's own M
+    moves its time by less (the other tactic is within the margin there), so these turn on a
+    choice made at another M (a plugin's profile, an engine's optimum) or on more of the tile
+    than its time (the fused attention takes its tile's pipes, ``_simulator.price``)."""
+    values = np.stack([ds.modeled_tie_fast.values, ds.modeled_tie_slow.values])
+    return (np.abs(values / ds.modeled.values - 1) > ds.attrs["tie_margin"]).any(axis=0)
 
 
 def cross_source(sources) -> dict:
@@ -165,17 +203,20 @@ def cross_source_table(ds: xr.Dataset) -> str:
 
 def summary(ds: xr.Dataset, by_source: bool = False) -> list[dict]:
     """MAPE (%) and bias per (role, device, category) (and source, ``by_source``): rows,
-    sources behind it."""
+    sources behind it, its tie-sensitive rows (``tie_sensitive``) and its MAPE range (least,
+    most) with each row at the least / most distant of its values (``tie_errors``)."""
     out = []
     fields = [ds.role.values, ds.device.values, ds.category.values]
     fields += [ds.source.values] if by_source else []
     for key in sorted(set(zip(*fields))):
         pick = np.logical_and.reduce([f == k for f, k in zip(fields, key)])
-        errors = ds.error.values[pick]
+        errors, tied = ds.error.values[pick], np.abs(tie_errors(ds)[:, pick])
         out.append({"role": key[0], "device": key[1], "category": key[2],
                     "rows": int(pick.sum()), "mape": float(np.abs(errors).mean()),
                     "bias": float(errors.mean()),
-                    "sources": sorted(set(ds.source.values[pick]))})
+                    "sources": sorted(set(ds.source.values[pick])),
+                    "tie_rows": int(tie_sensitive(ds)[pick].sum()),
+                    "tie_mape": (float(tied.min(axis=0).mean()), float(tied.max(axis=0).mean()))})
     return out
 
 
@@ -271,7 +312,7 @@ def trust(ds: xr.Dataset) -> str:
         if r["role"] != "validation":
             continue
         text = f"{r['device']} {r['category']} ({r['mape']:.1f} %, bias {r['bias']:+.1f} %, " \
-               f"{r['rows']} rows)"
+               f"{r['rows']} rows{_tie_note(r)})"
         if r["rows"] < MIN_ROWS:
             small.append(text)
         elif r["mape"] <= TRUSTED[r["category"]]:
@@ -285,7 +326,48 @@ def trust(ds: xr.Dataset) -> str:
             f"Too few rows to judge: {'; '.join(small) or 'none'}. GEMM kernels by GPU and M "
             f"(validation, bins of at least {MIN_ROWS} rows) within their category's bound: "
             f"{'; '.join(kernels) or 'none'}; beyond it: {'; '.join(beyond) or 'none'}. The "
-            "residual table below says at which M each kernel's error lies.")
+            "residual table below says at which M each kernel's error lies. Near-ties: tactics "
+            f"whose modeled times differ by less than {100 * ds.attrs['tie_margin']:g} % where "
+            "they are timed (a reporting choice, README); a tie-sensitive row moves by more "
+            "than that if a near-tied choice goes the other way, and a group's range is its "
+            "MAPE with each row at its nearest and at its farthest value.")
+
+
+def _tie_note(r: dict) -> str:
+    """The tie-sensitive rows of a ``summary`` group and its MAPE range, and where the range
+    crosses the category's bound, on which side of its ties the group is inside it."""
+    low, high = r["tie_mape"]
+    bound = TRUSTED[r["category"]]
+    crosses = low <= bound < high
+    if not r["tie_rows"] and not crosses:
+        return ""
+    note = f"; {r['tie_rows']} tie-sensitive, {low:.1f}-{high:.1f} % with near-ties"
+    if crosses:
+        note += (": inside its bound only on the model's side of its ties"
+                 if r["mape"] <= bound else ": inside its bound only on the other side")
+    return note
+
+
+def tie_table(ds: xr.Dataset) -> str:
+    """The tie-sensitive validation e2e rows: measured, the model's choice and every near-tied
+    choice at its fastest and slowest, each with its error."""
+    pick = np.flatnonzero(tie_sensitive(ds) & (ds.role.values == "validation")
+                          & (ds.category.values == "e2e"))
+    errors = tie_errors(ds)
+    rows = [[str(ds.point.values[i]), f"{ds.measured.values[i]:.2f}"]
+            + [f"{ds[v].values[i]:.2f} ({errors[j, i]:+.1f} %)" for j, v in enumerate(
+                ("modeled", "modeled_tie_fast", "modeled_tie_slow"))]
+            + [str(ds.tie_operators.values[i])] for i in pick]
+    return (f"Tie-sensitive validation e2e rows ({len(rows)}): tactics within "
+            f"{100 * ds.attrs['tie_margin']:g} % of the fastest where they are timed move the "
+            "row by more than that (a choice made at another M, an engine's optimum or a "
+            "plugin's profile, or a tile whose pipes the fused attention takes), with the "
+            "operators that move (their time in the pass, the model's choice -> the "
+            "near-tie's).\n\n"
+            + markdown_table(["row", "measured (ms)", "model's choice (ms, error)",
+                              "near-ties at their fastest (ms, error)",
+                              "near-ties at their slowest (ms, error)", "operators that move"],
+                             rows))
 
 
 def table(ds: xr.Dataset) -> str:
@@ -297,6 +379,9 @@ def table(ds: xr.Dataset) -> str:
             r = by_key.get((device, category, role))
             cells += ([r["rows"], f"{r['mape']:.2f}", f"{r['bias']:+.2f}",
                        ", ".join(r["sources"])] if r else ["0", "-", "-", "-"])
+            if role == "validation":
+                cells += ([r["tie_rows"], "{:.2f}-{:.2f}".format(*r["tie_mape"])] if r
+                          else ["0", "-"])
         rows.append(cells)
     per_set = []
     for source in sorted(set(ds.source.values)):
@@ -310,14 +395,18 @@ def table(ds: xr.Dataset) -> str:
             "set a constant; the calibration sets set the constants that name them).\n\n"
             + trust(ds) + "\n\n"
             + markdown_table(["GPU", "category", "validation rows", "validation MAPE (%)",
-                              "validation bias (%)", "validation sources", "calibration rows",
+                              "validation bias (%)", "validation sources",
+                              "validation tie-sensitive rows",
+                              "validation MAPE with near-ties (%)", "calibration rows",
                               "calibration MAPE (%)", "calibration bias (%)",
                               "calibration sources"], rows)
+            + "\n\n" + tie_table(ds)
             + "\n\nPer GPU, category and source:\n\n"
             + markdown_table(["GPU", "category", "source", "role", "rows", "MAPE (%)",
-                              "bias (%)"],
+                              "bias (%)", "tie-sensitive rows", "MAPE with near-ties (%)"],
                              [[r["device"], r["category"], r["sources"][0], r["role"], r["rows"],
-                               f"{r['mape']:.2f}", f"{r['bias']:+.2f}"]
+                               f"{r['mape']:.2f}", f"{r['bias']:+.2f}", r["tie_rows"],
+                               "{:.2f}-{:.2f}".format(*r["tie_mape"])]
                               for r in sorted(summary(ds, by_source=True),
                                               key=lambda r: (r["device"], r["category"],
                                                              r["role"] != "validation"))],

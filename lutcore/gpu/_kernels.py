@@ -77,6 +77,7 @@ from ._specs import (
     GPUSpec,
     check_accumulate,
 )
+from ._ties import TIE_SIDES
 from ._tile_tables import STAGES, candidate_table
 from ._tiles import (
     MAX_THREADS_PER_SM,
@@ -294,19 +295,19 @@ def scale_rounds(gpu: GPUSpec) -> int:
     return _rounds(gpu, blocks, threads)
 
 
-def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
+def _bucketed(hw: Hardware, m, n, k, work: Work, tie=None) -> GemmLatency:
     """``tile_model`` on the broadcast m, n, k flattened and padded to a power-of-two length of
     at least 32, so calls of similar sizes share one compilation per kernel (the experiments'
     calls price 1-32 shapes each: 12 compilations of the full preset's became 8; each point
     is priced alone, so padding changes no bit). Concrete inputs; traced ones go straight
     through, their shapes fixed by the caller's trace."""
     if any(isinstance(x, jax.core.Tracer) for x in (m, n, k)):
-        return tile_model(hw, m, n, k, work=work)
+        return tile_model(hw, m, n, k, work=work, tie=tie)
     m, n, k = np.broadcast_arrays(*(np.asarray(x, float) for x in (m, n, k)))
     shape, size = m.shape, m.size
     bucket = max(32, 1 << (size - 1).bit_length())
     flat = [np.pad(x.reshape(-1), (0, bucket - size), constant_values=1.0) for x in (m, n, k)]
-    result = tile_model(hw, *flat, work=work)
+    result = tile_model(hw, *flat, work=work, tie=tie)
     return GemmLatency(**{name: np.asarray(x)[:size].reshape(shape)
                           for name, x in result._asdict().items()})
 
@@ -314,6 +315,7 @@ def _bucketed(hw: Hardware, m, n, k, work: Work) -> GemmLatency:
 @check.entry
 def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
                  quant: Quant | None = None, setup: Setup | None = None,
+                 tie_margin: float | None = None, tie_side: int = 1,
                  **keywords) -> GemmLatency:
     """Latency of C[m, n] = A[m, k] W[n, k]^T by ``kernel`` (a name of ``KERNELS`` or a
     ``Kernel``) on ``gpu``.
@@ -326,7 +328,12 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     method's own fixed cost, the output's format and whether C is read). The loose keywords of
     earlier versions (weight_bits, group_size, zero_points, lut_bits, precompute, inputs,
     persistent, serial_epilogue, accumulate; and timing, output, reads_c) fill the records
-    (``records``).
+    (``records``). tie_margin, tie_side: a what-if for reporting near-ties (``lut-fig16``),
+    never the model's value: where a kernel's tactic is timed (its library's autotuner, a
+    plugin's profile, a TensorRT engine's build), of the tactics slower than the fastest by
+    less than the fraction ``tie_margin`` at the M where they are timed, the slowest
+    (``tie_side`` 1) or the fastest (-1) at m runs (``_ties.timed_choice``; None: the model's
+    choice, compiled without the what-if; 0: the same values, compiled with it).
 
     Before the GEMM, a ``cublas_quantize`` kernel's activation quantization
     (``quantize_seconds``) or a separate table precompute (``precompute_seconds``) is added.
@@ -337,10 +344,13 @@ def gemm_latency(gpu: GPUSpec, kernel, m, n, k, *, act: str = "fp16",
     record = checked(gpu, kernel, act, quant, setup)
     for name, size in (("m", m), ("n", n), ("k", k)):  # real: the simulator's mean sizes
         check.finite(name, size, min=1)
+    if tie_margin is not None:
+        check.finite("tie_margin", tie_margin, min=0.0, max=1.0)
+    check.one_of("tie_side", tie_side, TIE_SIDES)
     hw = hardware(gpu, record, act, quant, setup=setup)
     work = record.work_for(quant)._replace(persistent=setup.persistent,
                                            serial_store=setup.serial_epilogue)
-    result = _bucketed(hw, m, n, k, work)
+    result = _bucketed(hw, m, n, k, work, None if tie_margin is None else (tie_margin, tie_side))
     if setup.timing != "events":
         result = result._replace(seconds=result.seconds + TIMING_OVERHEAD[setup.timing])
     if record.pre == "quantize":

@@ -63,6 +63,7 @@ from ._frameworks import (
 from ._kernels import default_lut_bits, precompute_work
 from ._library import DEQUANT_GROUP
 from ._specs import GPU_FORMATS
+from ._ties import TIE_SIDES
 
 PRECOMPUTE_TREATMENTS = ("none", "separate", "fused")  # of the table precompute operator
 ATTENTION = ("flash", "unfused")
@@ -169,7 +170,8 @@ class Deployment:
     gemm_tuned_rows: a TensorRT engine without a GEMM plugin runs each projection GEMM with the
     tactic its builder timed fastest at this many token rows (its optimization profile's
     optimum, ``_frameworks.engine_profile_rows``; ``_tiles`` T13); 0: each GEMM the tactic for
-    its own M (a library heuristic or a plugin's profile).
+    its own M (a library heuristic or a plugin's profile); tie_margin, tie_side: the near-ties
+    what-if of ``gemm_latency`` for every GEMM of the graph (reporting only; None: without).
     """
 
     kernel: str = "cublas"
@@ -191,6 +193,8 @@ class Deployment:
     gate_fusion: bool = True
     framework: Framework = BARE
     gemm_tuned_rows: int = 0
+    tie_margin: float | None = None
+    tie_side: int = 1
 
     def __post_init__(self):
         if not isinstance(self.framework, Framework):
@@ -209,6 +213,9 @@ class Deployment:
                              f"{self.group_size}")
         check.one_of("row_kernels", self.row_kernels, ROW_KERNELS)
         check.integers("gemm_tuned_rows", self.gemm_tuned_rows, min=0)
+        if self.tie_margin is not None:
+            check.finite("tie_margin", self.tie_margin, min=0.0, max=1.0)
+        check.one_of("tie_side", self.tie_side, TIE_SIDES)
 
     @property
     def table_bits(self) -> int:

@@ -123,6 +123,8 @@ class Machine(NamedTuple):
     flash_score: jnp.ndarray
     flash_round: jnp.ndarray
     fmha_static: jnp.ndarray
+    tie_margin: jnp.ndarray  # the Deployment's near-ties what-if (reporting only)
+    tie_side: jnp.ndarray
 
 
 def machine(gpu, deployment: Deployment) -> Machine:
@@ -170,7 +172,8 @@ def machine(gpu, deployment: Deployment) -> Machine:
                   tensor_parallel=deployment.tensor_parallel,
                   kv_bytes=KV_BYTES[deployment.kv_cache],
                   step_overhead=deployment.step_overhead + frame.step_overhead,
-                  row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"))
+                  row_latency=gpu.dram_latency * (deployment.row_kernels == "scalar"),
+                  tie_margin=deployment.tie_margin or 0.0, tie_side=deployment.tie_side)
     return Machine(
         projection=hardware(gpu, deployment.kernel, deployment.activation,
                             Quant(weight_bits=deployment.weight_bits,
@@ -232,6 +235,7 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
     roofline plus a kernel's fixed device time per launch (``memory_seconds``); all-reduces
     over NVLink. The host is priced by ``host_seconds``."""
     shape = jnp.broadcast_shapes(*(jnp.shape(x) for op in ops for x in op.sizes))
+    tie = None if deployment.tie_margin is None else (mach.tie_margin, mach.tie_side)
     tp = mach.tensor_parallel
     seconds = {}
     for op in ops:
@@ -250,11 +254,12 @@ def price(mach: Machine, deployment: Deployment, ops: list) -> dict:
         n, k = (_stacked([getattr(op, f) for op in group], shape) for f in "nk")
         if kind == "gemm":
             m = _stacked([op.m for op in group], shape)
-            tiles = tile_model(mach.projection, m, n, k, work=projection_work(deployment)).seconds
+            tiles = tile_model(mach.projection, m, n, k, work=projection_work(deployment),
+                               tie=tie).seconds
             tiles = tiles * _stacked([op.count for op in group], shape)
         else:
             m = _stacked([op.m * op.count for op in group], shape)
-            fp16 = tile_model(mach.fp16, m, n, k, work=WORK[FP16_KERNEL])
+            fp16 = tile_model(mach.fp16, m, n, k, work=WORK[FP16_KERNEL], tie=tie)
             tiles, pipes = fp16.seconds, jnp.maximum(fp16.compute, fp16.smem)
         for row, op in enumerate(group):
             own = tiles[row]
@@ -339,7 +344,8 @@ def host_seconds(ops: list, deployment: Deployment, launch) -> jnp.ndarray:
 
 def _graph(deployment: Deployment) -> Deployment:
     """The deployment as the operator graph sees it: the weight width and its quantization
-    groups, the tensor-parallel degree, the KV-cache format, the step overhead, the row
+    groups, the tensor-parallel degree, the KV-cache format, the step overhead, the near-ties
+    what-if's margin and side (not whether it is asked for), the row
     kernels and (but for LUT kernels, whose tables it sizes) the activation format only enter
     the ``Machine``, so one compilation serves them all; the library kernels whose instruction
     mix follows the width and groups (``WIDTH_DEPENDENT_KERNELS``) keep them."""
@@ -347,7 +353,8 @@ def _graph(deployment: Deployment) -> Deployment:
     keep = deployment.kernel in WIDTH_DEPENDENT_KERNELS
     return dataclasses.replace(deployment, weight_bits=deployment.weight_bits if keep else 16,
                                tensor_parallel=1, kv_cache="fp16", step_overhead=0.0,
-                               framework=BARE,
+                               framework=BARE, tie_side=1,
+                               tie_margin=None if deployment.tie_margin is None else 0.0,
                                activation=activation,
                                row_kernels="eager" if deployment.row_kernels == "eager"
                                else "vectorized",

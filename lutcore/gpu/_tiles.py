@@ -161,6 +161,7 @@ import jax.numpy as jnp
 from ._gemv import gemv_clocks, gemv_columns
 from ._rsloop import rs_ktile
 from ._streamk import serial_fixup, streamk_units
+from ._ties import timed_choice
 from ._tile_tables import STAGES, candidate_table
 
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
@@ -440,10 +441,10 @@ def epilogue_store(hw: Hardware, c: dict, moved: Traffic, work: Work):
             (moved.dram_bytes - store) / hw.dram_bandwidth, store / hw.dram_bandwidth)
 
 
-def select(total, values: dict, best=None) -> dict:
-    """The entries of ``values`` (candidate arrays, last axis) at candidate ``best`` (an index
-    per point), by default the one of least ``total``."""
-    best = (jnp.argmin(total, axis=-1) if best is None else best)[..., None]
+def select(total, values: dict, best) -> dict:
+    """The entries of ``values`` (candidate arrays, last axis, broadcast to ``total``'s shape)
+    at candidate ``best`` (an index per point)."""
+    best = best[..., None]
     return {name: jnp.take_along_axis(jnp.broadcast_to(x, total.shape), best, axis=-1)[..., 0]
             for name, x in values.items()}
 
@@ -541,9 +542,11 @@ def profiled_m(m, every_below: int = 1):
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
-def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
+def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie=None) -> GemmLatency:
     """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
-    vmap-able). Returns ``GemmLatency`` (``precompute`` zero)."""
+    vmap-able). Returns ``GemmLatency`` (``precompute`` zero). ``tie``: None, or (margin, side)
+    of the timed selections' near-ties what-if (``timed_choice``; traced: one compilation serves
+    every margin and side, and None compiles without it)."""
     if work.selection == "engine" and not work.tuned_at >= 1:
         raise ValueError(f"Work.tuned_at must be >= 1 rows with selection 'engine' (the rows "
                          f"its tactic was timed at), got {work.tuned_at!r}")
@@ -562,9 +565,11 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work()) -> GemmLatency:
     scale = tiles_per_sm / hw.clock * launches
 
     def fastest_at(rows):
-        return jnp.argmin(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], axis=-1)
+        return timed_choice(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], total,
+                            tie)
 
-    best = {"fastest": lambda: None, "marlin": lambda: marlin_tile(m[..., 0]),
+    best = {"fastest": lambda: timed_choice(total, total, tie),
+            "marlin": lambda: marlin_tile(m[..., 0]),
             "cutlass_heuristic": lambda: cutlass_heuristic(m, n, c, occ, hw.sms),
             "profiled": lambda: fastest_at(profiled_m(m, work.profiled_below)),
             "engine": lambda: fastest_at(jnp.full_like(m, work.tuned_at))}[work.selection]()
