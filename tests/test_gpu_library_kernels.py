@@ -4,8 +4,10 @@ Marlin's tile by M and its launches of at most 1024 rows, and the shared memory 
 per CTA."""
 
 import dataclasses
+import functools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -505,6 +507,11 @@ def units_per_tile(units: int, sk_tiles: int, k_tiles: int) -> int:
     return max(counts)
 
 
+# compiled once for the property test's examples (the model calls it inside its own jit)
+H200_STREAMK = jax.jit(functools.partial(_tiles.streamk_units,
+                                         _kernels.hardware(gpu.H200, "cublas", "fp16")))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 3000), st.integers(1, 600))
 @example(5, 274)  # big units end inside tile 2: 29 units share it, one above ceil(26.4) + 1
@@ -512,8 +519,7 @@ def test_streamk_decomposition_matches_cutlass(tiles, k_tiles):
     """T8: the stream-K scheduler's heuristic decomposition against the integer transcription;
     the peers a tile waits on: the most units a linear split puts on one tile, or units / tiles
     where that is whole (CUTLASS's split-K decomposition)."""
-    units, sk_tiles, peers = _tiles.streamk_units(_kernels.hardware(gpu.H200, "cublas", "fp16"),
-                                                  float(tiles), float(k_tiles))
+    units, sk_tiles, peers = H200_STREAMK(float(tiles), float(k_tiles))
     want_units, want_tiles = scalar_streamk(tiles, k_tiles)
     assert float(units) == want_units
     if want_units:

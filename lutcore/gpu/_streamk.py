@@ -40,20 +40,25 @@ def most_units_on_a_tile(units, sk_tiles, k_tiles):
     units = jnp.maximum(units, 1.0)
     base = jnp.floor(sk_tiles * k_tiles / units)
     big = sk_tiles * k_tiles - base * units
+    start = jnp.zeros(jnp.broadcast_shapes(jnp.shape(units), jnp.shape(sk_tiles),
+                                           jnp.shape(k_tiles)))
+    state = (start, *(jnp.asarray(x, start.dtype) for x in (k_tiles, sk_tiles, base, big)))
+    return jax.lax.fori_loop(0, jnp.max(sk_tiles).astype(jnp.int32), _count_tile, state)[0]
+
+
+def _count_tile(t, state):
+    """``most_units_on_a_tile``'s loop step over tile ``t`` (module level, its operands in the
+    state: one compilation serves every call)."""
+    most, k_tiles, sk_tiles, base, big = state
     edge = big * (base + 1)  # the big units' k-tiles come first
 
     def unit_of(k_tile):
         return jnp.where(k_tile < edge, jnp.floor(k_tile / (base + 1)),
                          big + jnp.floor((k_tile - edge) / jnp.maximum(base, 1.0)))
 
-    def tile(t, most):
-        first = t * k_tiles
-        count = unit_of(first + k_tiles - 1) - unit_of(first) + 1
-        return jnp.where(t < sk_tiles, jnp.maximum(most, count), most)
-
-    start = jnp.zeros(jnp.broadcast_shapes(jnp.shape(units), jnp.shape(sk_tiles),
-                                           jnp.shape(k_tiles)))
-    return jax.lax.fori_loop(0, jnp.max(sk_tiles).astype(jnp.int32), tile, start)
+    first = t * k_tiles
+    count = unit_of(first + k_tiles - 1) - unit_of(first) + 1
+    return jnp.where(t < sk_tiles, jnp.maximum(most, count), most), k_tiles, sk_tiles, base, big
 
 
 def serial_fixup(hw, c: dict, work, peers=1.0):
