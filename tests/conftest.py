@@ -72,11 +72,18 @@ QUICK_RUN_MODULES = ("tests/test_notebooks.py", "tests/test_pipeline.py",
                      "tests/test_pipeline_faults.py")
 
 
+# The work units handed out before the rest, in this order: the quick pipeline's, then a module
+# of few tests that each run the pipeline in a subprocess (70 CPU-s on 2026-12-05, the suite's
+# longest module), which xdist's order by number of tests would hand out last: the unit handed
+# out last sets how long one worker waits for the other.
+HANDED_OUT_FIRST = ("quick_run", "tests/test_pipeline_fresh.py")
+
+
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup`` as this suite means it: one work unit per test module (its module
-    fixtures, experiment runs, are computed once), and one for all of QUICK_RUN_MODULES, handed
-    out first: the longest unit (about a third of the suite's CPU time) would set the wall time
-    if it started late, and xdist otherwise hands units out by their number of tests.
+    fixtures, experiment runs, are computed once), and one for all of QUICK_RUN_MODULES;
+    HANDED_OUT_FIRST before the others: a long unit would set the wall time if it started
+    late, and xdist otherwise hands units out by their number of tests.
 
     xdist's own loadgroup marks groups by rewriting node ids, which pytest >= 9.2 ignores, so
     every module was spread over both workers and the quick pipeline ran twice
@@ -92,8 +99,9 @@ def pytest_xdist_make_scheduler(config, log):
             return "quick_run" if module in QUICK_RUN_MODULES else module
 
         def _assign_work_unit(self, node) -> None:
-            if "quick_run" in self.workqueue:
-                self.workqueue.move_to_end("quick_run", last=False)
+            for unit in reversed(HANDED_OUT_FIRST):
+                if unit in self.workqueue:
+                    self.workqueue.move_to_end(unit, last=False)
             super()._assign_work_unit(node)
 
     return ModuleScheduling(config, log)
