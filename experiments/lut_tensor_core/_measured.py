@@ -209,10 +209,8 @@ def layer_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     every layer total (the sum of the operators timed)."""
     spec = gpu.gpu_spec(_device(data, entry))
     model = entry["model"]
-    deployment = dataclasses.replace(
-        _deployment(entry, fusion=False, fused_qkv=True,
-                    tensor_parallel=model.get("tensor_parallel", 1)),
-        tie_margin=tie[0], tie_side=tie[1])
+    deployment = _tied(_deployment(entry, fusion=False, fused_qkv=True,
+                                   tensor_parallel=model.get("tensor_parallel", 1)), tie)
     shape = _shape(entry["name"], model)
     overheads = data.get("host_overhead_s", {})
     if "operators" in entry:  # rows: (operator, seconds) of one workload
@@ -253,8 +251,7 @@ def _e2e_rows(data: dict, entry: dict, tie: tuple):
     columns, unit = entry["columns"], entry["columns"][-1]
     for row in (dict(zip(columns, point)) for point in entry["points"]):
         model = data["models"][row["model"]]
-        deployment = dataclasses.replace(row_deployment(data, entry, row),
-                                         tie_margin=tie[0], tie_side=tie[1])
+        deployment = _tied(row_deployment(data, entry, row), tie)
         label = (f"{entry['name']}: {row['model']} TP{row['tensor_parallel']} "
                  f"B{row['batch']} T{row['tokens']}"
                  + (f" C{row['context']}" if "context" in row else ""))
@@ -325,6 +322,11 @@ def engine_tuned_rows(data: dict, model: str, activation: str = "fp16") -> int:
     return gpu.engine_profile_rows(**{k: build[k] for k in ENGINE_BUILD[1:]})
 
 
+def _tied(deployment: gpu.Deployment, tie: tuple) -> gpu.Deployment:
+    """``deployment`` with the near-ties what-if ``tie`` = (tie_margin, tie_side)."""
+    return dataclasses.replace(deployment, tie_margin=tie[0], tie_side=tie[1])
+
+
 def _deployment(entry: dict, **defaults) -> gpu.Deployment:
     """The set's ``deployment``: ``Deployment`` keywords over ``defaults``, or over the preset
     its ``preset`` names (``gpu.DEPLOYMENTS``)."""
@@ -344,7 +346,7 @@ def whole_layer_points(data: dict, entry: dict, *, tie: tuple = (None, 1)):
     spec = gpu.gpu_spec(_device(data, entry))
     rows = np.array(entry["points"], dtype=float)
     batch, tokens, context = rows[:, 0], rows[:, 1], rows[:, 2]
-    deployment = dataclasses.replace(_deployment(entry), tie_margin=tie[0], tie_side=tie[1])
+    deployment = _tied(_deployment(entry), tie)
     parts = gpu.layer_breakdown(spec, _shape(entry["name"], entry["model"]), deployment,
                                 gpu.workload(batch, tokens, context), launch=0.0)
     overhead = data.get("host_overhead_s", {}).get(entry.get("host_overhead"), 0.0)
@@ -366,7 +368,7 @@ def attention_points(data: dict, entry: dict, deployment: gpu.Deployment | None 
     shape = _shape(entry["name"], {"hidden": heads * entry["head_dim"], "ffn": 4 * heads,
                                    "heads": heads, "kv_heads": kv_heads})
     deployment = _deployment(entry) if deployment is None else deployment
-    deployment = dataclasses.replace(deployment, tie_margin=tie[0], tie_side=tie[1])
+    deployment = _tied(deployment, tie)
     parts = gpu.layer_breakdown(spec, shape, deployment,
                                 gpu.workload(rows[:, 0], rows[:, 1], rows[:, 2]), launch=0.0)
     labels = [f"{entry['name']}: B{int(b)} T{int(t)} C{int(c)}" for b, t, c in rows[:, :3]]

@@ -496,7 +496,7 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
         useful_split &= (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     if choosing and work.tiles[0] == "library":  # T4: a full wave (Marlin's walk is T7's)
         useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)
-    if work.tiles[0] == "trtllm_weight_only":  # T8: the GEMV one more tactic below M = 16
+    if trtllm:  # T8: the GEMV one more tactic below M = 16
         gemv = c["group"] == 0
         useful_split &= ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M)
         useful_split &= ~gemv | (c["tn"] == gemv_columns(hw))  # its layout's CTA width
