@@ -1,6 +1,16 @@
 """TensorRT-LLM's sm90 interleaved mixed-input main loop (``_tiles`` T12): what a consumer
 warpgroup converts per register buffer and the dependence cycles that set a k-tile's time.
-Used by ``lutcore.gpu._tiles``."""
+Used by ``lutcore.gpu._tiles``.
+
+What else a k-tile could cost was checked against the source (issue 30,
+``tools/rs_ktile_candidates.py``) and adds nothing: the TMA stages (CUTLASS's mixed-input
+builder fills shared memory, no cap: 4-52 stages, a DRAM round trip over them 15-261 clocks,
+above this loop only on tiles whose MACs take longer), the per-channel scales (a 128 B row a
+stage, one LDS a k-tile beside the weights' LDS) and the barriers (a try_wait a k-tile early,
+a release without a wait). The H200 rows' 311-394 clocks a k-tile would need a wgmma latency of
+286-349 clocks for INT8 but 208-251 for INT4 under these waits; a chain that retired each
+k-block's wgmma before issuing the next would need 53-75 for both. No source read says the
+binary runs so, and none gives an RS m64nNk16's latency at N <= 256 beyond m64n256k16's."""
 
 from __future__ import annotations
 
