@@ -52,7 +52,8 @@ every 3 k-tiles (Luo et al.'s 128 + 29 clocks, a buffer 16 for INT8 and 36 for I
 H200: 173 and 204 clocks). The H200 rows spend about 350 clocks, the same for INT4 and INT8,
 where the loop's waits make INT4 the slower by a third of a latency; Luo et al.'s 128 clocks is
 the issue interval of back-to-back m64n256k16 wgmmas (its peak-rate time), not the latency a
-wait exposes, and no published source gives that latency.
+wait exposes, and no published source gives that latency (``tools/rs_ktile_candidates.py``
+checks the loop's other width-independent costs against the source: stages, scales, barriers).
 The same launchers run the 128-row tiles under CUTLASS's stream-K scheduler (``_tiles`` T8):
 the N = 4096 rows at K = 12288 and 16384 take less than a data-parallel tiling could at the
 slope the rows at K = 1024-4096 give (``dp_bound_lines``: 64 tiles of 64 weight rows on 132
