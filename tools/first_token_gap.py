@@ -147,8 +147,9 @@ def long_rows(data: dict, entry: dict, spec, short: dict) -> None:
         host = max(modeled, measured128)  # the host time of the whole pass, every layer
         errors.append([abs(t / measured - 1) for t in (modeled, device, host)])
         print(f"  {row['model']:12s} 2048 tokens: measured {measured * 1e3:6.1f} ms; model "
-              f"{modeled / measured - 1:+6.1%}, + fixed device time {device / measured - 1:+6.1%}"
-              f", host-bound {host / measured - 1:+6.1%}")
+              f"{modeled / measured - 1:+6.1%} (gap {(measured - modeled) / n * 1e6:4.0f} us/layer"
+              f" against {(measured128 - modeled128) / n * 1e6:4.0f} at 128), + fixed device "
+              f"time {device / measured - 1:+6.1%}, host-bound {host / measured - 1:+6.1%}")
     mape = [sum(e[i] for e in errors) / len(errors) for i in range(3)]
     print(f"  2048-token MAPE: model {mape[0]:5.1%}, + fixed device time {mape[1]:5.1%}, "
           f"host-bound {mape[2]:5.1%}")
