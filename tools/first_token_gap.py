@@ -48,6 +48,11 @@ all-reduce time, and what each candidate cause would have to be to close the gap
   commands pass (``in_out_sizes=("64:128,1" ...)``, docs/source/performance.md at the set's
   commit) where its tables say batch 1: 11-29x the measured time, so the tables' times are
   batch-1 runs, as the set has them;
+- per LLaMA-class Hopper row at 128 tokens, the FP8 path's kernels beyond the model's
+  (``EXTRA_FP8_KERNELS``, counted from 0.8's LLaMA layer: RMSNorm, ``FP8Linear`` with its
+  ``quantize``, ``GatedMLP``, the residual adds; TensorRT's pointwise fusion assumed, Q fused
+  into nothing) at the model's small-kernel time, and the fixed time a kernel they would need
+  to close the gap alone (against the GPU spec's ``kernel_latency``, C2);
 - per model on the Hopper sets, 0.8's FP8 weight quantize / dequantize pair run every pass:
   ``FP8Linear`` / ``FP8RowLinear`` keep FP16 weights (``assert x.dtype ==
   self.weight.value.dtype`` under ``strongly_typed``) and put ``quantize`` then ``dequantize``
@@ -92,6 +97,10 @@ GEMMS = ("qkv_projection", "q_projection", "kv_projection", "output_projection",
          "ffn_down", "lm_head")
 AICONFIGURATOR_ELEMENTWISE = 3 * 3e-6  # 3 ops a layer x mem_empirical_constant_latency
 DOCUMENT_BATCH = 64  # the document's first-token commands: --batch_size 64 ("64:128,1")
+# Kernels a 0.8 LLaMA-class FP8 layer runs beyond the model's, with TensorRT's pointwise fusion
+# and nothing more (module doc): each RMSNorm a reduction and a pointwise kernel (+2), a
+# quantize before each of the five FP8 GEMMs (+5), two residual adds (+2)
+EXTRA_FP8_KERNELS = 2 + 5 + 2
 
 
 def row_parts(spec, model: dict, name: str, deployment, work) -> tuple:
@@ -247,6 +256,27 @@ def document_batch(data: dict, entry: dict, spec) -> None:
               f"{batched / (row['ms'] * 1e-3):4.1f}x the measured {row['ms']:.1f} ms")
 
 
+def extra_kernels_bound(data: dict, entry: dict, spec) -> None:
+    """Per LLaMA-class (gated) 128-token row of a Hopper set: ``EXTRA_FP8_KERNELS`` at the
+    model's small-kernel time (its RMSNorm), and the fixed time per kernel they would need
+    to close the gap (module doc)."""
+    for row in (dict(zip(entry["columns"], p)) for p in entry["points"]):
+        model = data["models"][row["model"]]
+        if row["tokens"] != 128 or not model["gated"]:
+            continue
+        shape = _measured._shape(row["model"], model, model["layers"])
+        deployment = _measured.row_deployment(data, entry, row)
+        norm = float(gpu.layer_breakdown(spec, shape, deployment, gpu.workload(1, 128),
+                                         launch=0.0)["attention_norm"])
+        gap = (row["ms"] * 1e-3 - row_parts(spec, model, row["model"], deployment,
+                                            gpu.workload(1, 128))[0]) / model["layers"]
+        extra = EXTRA_FP8_KERNELS
+        print(f"  {row['model']:12s} {extra} extra FP8-path kernels at {norm * 1e6:3.1f} us: "
+              f"{extra * norm * 1e6:3.0f} us/layer of a gap of {gap * 1e6:3.0f}; closing it "
+              f"needs {gap / extra * 1e6:4.1f} us a kernel (kernel_latency "
+              f"{spec.kernel_latency * 1e6:.1f})")
+
+
 def fmha_grid_part(data: dict, entry: dict, spec) -> None:
     """Per 2048-token row of a Hopper set: one layer's FMHA on the set's deployment and on
     the same with 1.x's ``tensorrt_llm`` record (module doc)."""
@@ -301,6 +331,7 @@ def main():
         if spec.architecture == "hopper":
             streamk_whatif(data, entry, spec)
             data_parallel_whatif(data, entry, spec)
+            extra_kernels_bound(data, entry, spec)
             fmha_grid_part(data, entry, spec)
     across_gpus(short)
     unfolded_weight_qdq(data, hopper)
