@@ -67,16 +67,22 @@ def test_loop_time_is_its_waits_and_the_floor_binds_exactly_past_its_loads_in_fl
 
 
 def test_the_loops_whose_source_waits_so_carry_the_floor():
-    """T14 on fpA_intB (T6), TensorRT-LLM's sm80 weight-only tactics (T8 group 1) and its
-    SmoothQuant tactics (T9); not on its GEMV or sm90 tiles, Marlin, the LUT kernels' tiles or
-    the cuBLAS-class library tiles (their waits are not public)."""
+    """T14 on fpA_intB (T6), Marlin (T7), TensorRT-LLM's sm80 weight-only tactics (T8 group 1),
+    its SmoothQuant tactics (T9) and CUTLASS's own kernels on the SM80 library tiles (the
+    mixed-input ``dequant``); not on the GEMV, the sm90 tiles, the LUT kernels' tiles or
+    cuBLAS's (its waits are not public)."""
     wo = _tile_tables.trtllm_weight_only_candidates()
     assert np.array_equal(wo["multistage"], (wo["group"] == 1).astype(float))
-    for table in (_tile_tables.fpa_intb_candidates(), _tile_tables.trtllm_int8_candidates()):
+    for table in (_tile_tables.fpa_intb_candidates(), _tile_tables.trtllm_int8_candidates(),
+                  _tile_tables.marlin_candidates()):
         assert (table["multistage"] == 1).all()
-    for table in (_tile_tables.library_candidates(), _tile_tables.marlin_candidates(),
+    cutlass = _tile_tables.library_candidates(True)
+    assert np.array_equal(cutlass["multistage"], (cutlass["group"] == 1).astype(float))
+    for table in (_tile_tables.library_candidates(),
                   _tile_tables.custom_candidates((2,), (64,))):
         assert (table["multistage"] == 0).all()
+    assert gpu.KERNEL_LIBRARY["dequant"].work.tiles == ("library", True)
+    assert gpu.KERNEL_LIBRARY["cublas"].work.tiles == ("library",)
 
 
 def test_smoothquant_k_tiles_wait_for_the_round_trip_by_hand():

@@ -262,8 +262,9 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "NVIDIA/TensorRT-LLM plugins/smoothQuantGemmPlugin and cutlass_heuristic.cpp "
            "(_tiles T9)", acts=("int8",), mma_sync=True),
     Kernel("dequant", "CUTLASS mixed-input", "tensor_core", "quantized",
-           Work(dequant_ops=(DEQUANT_INT_OPS, DEQUANT_FP_OPS)),
-           "Kim et al. 2022 fast INT->FP16 conversion in the MMA stream; library tiles",
+           Work(tiles=("library", True), dequant_ops=(DEQUANT_INT_OPS, DEQUANT_FP_OPS)),
+           "Kim et al. 2022 fast INT->FP16 conversion in the MMA stream; library tiles, CUTLASS's "
+           "multistage loop (mma_multistage.h: warp_mma_.transform; _tiles T14)",
            weight_bits=QUANT_BITS),
     Kernel("fpa_intb", "FasterTransformer / TensorRT-LLM (TVM build)", "tensor_core",
            "quantized", Work(tiles=("fpa_intb",), dequant_ops=FPA_INTB_DEQUANT[4],

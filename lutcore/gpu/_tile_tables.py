@@ -54,13 +54,14 @@ def _table(rows) -> dict[str, np.ndarray]:
 
 
 @functools.cache
-def library_candidates() -> dict[str, np.ndarray]:
+def library_candidates(cutlass: bool = False) -> dict[str, np.ndarray]:
     """T1 + T2 tiles of the MAC tensor-core kernels, each with its split-K factors: arrays tm,
     tn, tk, stages (0: as many as fit), wm, wn (MMA group tile), warps (per CTA), group (warps
-    per MMA: 1 SM80, 4 SM90), split."""
+    per MMA: 1 SM80, 4 SM90), split; ``cutlass``: CUTLASS's own kernels, whose SM80 tiles run
+    its multistage loop (T14; cuBLAS's waits are not public)."""
     rows = []
     for (tm, tn, tk, stages, wy, wx), split in itertools.product(SM80_TILES, SPLITS):
-        rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0, 0))
+        rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0, float(cutlass)))
     for (tm, tn), split in itertools.product(SM90_TILES, SPLITS):
         groups = tm // 64  # consumer warpgroups, plus one producer warpgroup
         rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (groups + 1), 4, split, 0, 0))
@@ -89,8 +90,10 @@ def fpa_intb_candidates() -> dict[str, np.ndarray]:
 
 @functools.cache
 def marlin_candidates() -> dict[str, np.ndarray]:
-    """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages."""
-    return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1, 0) for tm, tn, tk, wn in MARLIN_TILES])
+    """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages, its
+    loop's waits T14's (marlin_cuda_kernel.cu ``wait_for_stage``: cp_async_wait<stages - 2>
+    right after issuing the stage Stages - 1 ahead)."""
+    return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1, 1) for tm, tn, tk, wn in MARLIN_TILES])
 
 
 @functools.cache

@@ -143,10 +143,11 @@ T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimiz
    dimensions, and are valid for all input tensor sizes in the valid range", TensorRT
    ``IOptimizationProfile``): the fastest at ``Work.tuned_at`` (selection ``"engine"``),
    run at M without the library heuristics that only choose tactics (T3, T4).
-T14 CUTLASS's sm80 multistage main loop (mma_multistage.h; TensorRT-LLM's DqMmaMultistage, which
-   runs fpA_intB at every stage count on sm80) waits on its cp.async groups with Stages - 2
-   pending: over a long loop a k-tile takes >= (a DRAM round trip + its work) / (Stages - 1)
-   (``_multistage``): T6, T8's sm80 tiles, T9 (cuBLAS's waits are not public: not T1's tiles).
+T14 CUTLASS's sm80 multistage main loop (mma_multistage.h, its mixed-input kernels' too;
+   TensorRT-LLM's DqMmaMultistage, fpA_intB's at every stage count on sm80; Marlin's own loop
+   alike) waits on its cp.async groups with Stages - 2 pending: over a long loop a k-tile takes
+   >= (a DRAM round trip + its work) / (Stages - 1) (``_multistage``): T6-T9 and CUTLASS's own
+   kernels on T1's tiles (``("library", True)``); cuBLAS's waits are not public.
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -219,7 +220,8 @@ class Hardware(NamedTuple):
 
 class Work(NamedTuple):
     """A kernel as the tile model sees it (hashable: a static argument of ``tile_model``).
-    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles, ``("fpa_intb",)`` /
+    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles (``("library", True)``: CUTLASS's
+    own kernels, T14), ``("fpa_intb",)`` /
     ``("marlin",)`` for those kernels' own (T6, T7), or ``("custom", warp_m, warp_n)`` for
     kernel-specific warp tiles (``_tile_tables.custom_candidates``;
     ``_tile_tables.CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
