@@ -229,19 +229,19 @@ def test_gemv_time_grows_with_its_rows(bits, size):
 def test_gemv_is_a_profiled_tactic_not_a_fixed_path():
     """The 1.x plugin profiles its GEMV like any tactic below M = 16 and runs the fastest
     (weightOnlyQuantMatmulPlugin.cpp: no SMALL_M_FAST_PATH): where a CUTLASS tactic beats it
-    (the A100's INT8 8192 x 8192, the CUTLASS kernel's longer DRAM pipeline) even M = 1 runs
+    (the A100's INT8 16384 x 16384, the CUTLASS kernel's longer DRAM pipeline) even M = 1 runs
     the CUTLASS kernel, never slower than the GEMV; at M = 16 the GEMV is not offered."""
     record = gpu.KERNEL_LIBRARY["trtllm_weight_only"]
     work = record.work_for(gpu.Quant(weight_bits=8, group_size=0))
     hw = _kernels.hardware(gpu.A100, record, "fp16", 8)
-    picked = _tiles.tile_model(hw, 1.0, 8192, 8192, work=work)
-    assert float(picked.compute) > 0 and float(picked.tile_n) == 128
+    picked = _tiles.tile_model(hw, 1.0, 16384, 16384, work=work)
+    assert float(picked.compute) > 0 and float(picked.tile_n) == 256
     c = {name: np.asarray(v, float) for name, v in _tile_tables.candidate_table(work.tiles).items()}
     occ = _tiles.occupancy(hw, c, work)
     for m in (1.0, 16.0):
-        pipes = _tiles.pipe_times(hw, c, np.ceil(8192 / c["tk"]) * c["tk"], occ, work, m)
+        pipes = _tiles.pipe_times(hw, c, np.ceil(16384 / c["tk"]) * c["tk"], occ, work, m)
         totals = _tiles.candidate_totals(hw, c, occ, pipes, *(np.array([[x]]) for x in
-                                                               (m, 8192.0, 8192.0)), work)[0]
+                                                               (m, 16384.0, 16384.0)), work)[0]
         gemv = np.asarray(totals)[0][c["group"] == 0]
         if m == 1.0:
             assert float(picked.seconds) <= np.min(gemv) < np.inf

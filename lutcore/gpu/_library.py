@@ -39,7 +39,7 @@ OUTPUT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "int32": 4, "int8": 1, "fp8": 1
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
 # (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work, the GEMV's, _gemv);
 # taken by every GPU (the profiler is host-side software, the same on each).
-TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.707e-6}
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.626e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)
@@ -262,8 +262,9 @@ KERNEL_LIBRARY = {k.name: k for k in (
            "NVIDIA/TensorRT-LLM plugins/smoothQuantGemmPlugin and cutlass_heuristic.cpp "
            "(_tiles T9)", acts=("int8",), mma_sync=True),
     Kernel("dequant", "CUTLASS mixed-input", "tensor_core", "quantized",
-           Work(dequant_ops=(DEQUANT_INT_OPS, DEQUANT_FP_OPS)),
-           "Kim et al. 2022 fast INT->FP16 conversion in the MMA stream; library tiles",
+           Work(tiles=("library", True), dequant_ops=(DEQUANT_INT_OPS, DEQUANT_FP_OPS)),
+           "Kim et al. 2022 fast INT->FP16 conversion in the MMA stream; library tiles, CUTLASS's "
+           "multistage loop (mma_multistage.h: warp_mma_.transform; _tiles T14)",
            weight_bits=QUANT_BITS),
     Kernel("fpa_intb", "FasterTransformer / TensorRT-LLM (TVM build)", "tensor_core",
            "quantized", Work(tiles=("fpa_intb",), dequant_ops=FPA_INTB_DEQUANT[4],

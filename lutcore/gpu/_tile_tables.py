@@ -1,7 +1,8 @@
 """The candidate tiles each library ships (sources T1, T2, T4, T6-T9 of ``lutcore.gpu._tiles``):
 the tile lists, one table builder per library, and ``candidate_table``, which ``Work.tiles``
 names. Every table is a dict of float arrays tm, tn, tk, stages (0: as many as fit), wm, wn
-(MMA group tile), warps (per CTA), group (warps per MMA), split, streamk."""
+(MMA group tile), warps (per CTA), group (warps per MMA), split, streamk, multistage (1: the
+main loop is CUTLASS's sm80 multistage loop, whose cp.async waits floor a k-tile, T14)."""
 
 from __future__ import annotations
 
@@ -47,23 +48,25 @@ TRTLLM_INT8_STAGES = (3, 4, 5, 6)
 
 
 def _table(rows) -> dict[str, np.ndarray]:
-    names = ("tm", "tn", "tk", "stages", "wm", "wn", "warps", "group", "split", "streamk")
+    names = ("tm", "tn", "tk", "stages", "wm", "wn", "warps", "group", "split", "streamk",
+             "multistage")
     return dict(zip(names, np.array(rows, dtype=float).T))
 
 
 @functools.cache
-def library_candidates() -> dict[str, np.ndarray]:
+def library_candidates(cutlass: bool = False) -> dict[str, np.ndarray]:
     """T1 + T2 tiles of the MAC tensor-core kernels, each with its split-K factors: arrays tm,
     tn, tk, stages (0: as many as fit), wm, wn (MMA group tile), warps (per CTA), group (warps
-    per MMA: 1 SM80, 4 SM90), split."""
+    per MMA: 1 SM80, 4 SM90), split; ``cutlass``: CUTLASS's own kernels, whose SM80 tiles run
+    its multistage loop (T14; cuBLAS's waits are not public)."""
     rows = []
     for (tm, tn, tk, stages, wy, wx), split in itertools.product(SM80_TILES, SPLITS):
-        rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0))
+        rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0, float(cutlass)))
     for (tm, tn), split in itertools.product(SM90_TILES, SPLITS):
         groups = tm // 64  # consumer warpgroups, plus one producer warpgroup
-        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (groups + 1), 4, split, 0))
+        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (groups + 1), 4, split, 0, 0))
     for tm, tn in SM90_TILES:  # T4: persistent stream-K
-        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (tm // 64 + 1), 4, 1, 1))
+        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (tm // 64 + 1), 4, 1, 1, 0))
     return _table(rows)
 
 
@@ -72,7 +75,7 @@ def custom_candidates(warp_m: tuple, warp_n: tuple) -> dict[str, np.ndarray]:
     """Kernel-specific tiles (LUT kernels): warp tiles warp_m x warp_n in layouts of up to 8
     warps, k-slabs 32 / 64, ``STAGES`` stages, one warp per MMA, every split."""
     layouts = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 4), (4, 2))
-    rows = [(wm * ly, wn * lx, tk, STAGES, wm, wn, ly * lx, 0, split, 0)
+    rows = [(wm * ly, wn * lx, tk, STAGES, wm, wn, ly * lx, 0, split, 0, 0)
             for wm, wn, (ly, lx), tk, split in itertools.product(
                 warp_m, warp_n, layouts, (32, 64), SPLITS)]
     return _table(rows)
@@ -81,14 +84,16 @@ def custom_candidates(warp_m: tuple, warp_n: tuple) -> dict[str, np.ndarray]:
 @functools.cache
 def fpa_intb_candidates() -> dict[str, np.ndarray]:
     """T6 tiles, in the heuristic's order (group 0: mma.sync code runs on SM80 and SM90)."""
-    return _table([(tm, 128, 64, stages, tm, 32, 4, 0, 1, 0)
+    return _table([(tm, 128, 64, stages, tm, 32, 4, 0, 1, 0, 1)
                    for tm, stages in itertools.product(FPA_INTB_ROWS, FPA_INTB_STAGES)])
 
 
 @functools.cache
 def marlin_candidates() -> dict[str, np.ndarray]:
-    """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages."""
-    return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1) for tm, tn, tk, wn in MARLIN_TILES])
+    """T7 tiles, in ``marlin_tile``'s order: stream-K-like stripes, 8 warps, 4 stages, its
+    loop's waits T14's (marlin_cuda_kernel.cu ``wait_for_stage``: cp_async_wait<stages - 2>
+    right after issuing the stage Stages - 1 ahead)."""
+    return _table([(tm, tn, tk, 4, tm, wn, 8, 0, 1, 1, 1) for tm, tn, tk, wn in MARLIN_TILES])
 
 
 @functools.cache
@@ -98,11 +103,11 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
     1: SM80 only), the sm90 tiles (group 4: the MMA group tile is a consumer warpgroup's 64
     weight rows x the CTA's tokens; three warpgroups; auto stages; stream-K for 128 weight
     rows where the scheduler's heuristic decomposes so, ``_tiles.streamk_units``)."""
-    gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0) for tm, tn in TRTLLM_WO_GEMV_TILES]
-    sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0)
+    gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0, 0) for tm, tn in TRTLLM_WO_GEMV_TILES]
+    sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0, 1)
             for (tm, tn), stages, split in itertools.product(
                 TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)]
-    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, float(tn == TRTLLM_WO_SM90_STREAMK_N))
+    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, float(tn == TRTLLM_WO_SM90_STREAMK_N), 0)
             for tm, tn in itertools.product(TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N)]
     return _table(gemv + sm80 + sm90)
 
@@ -110,7 +115,7 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
 @functools.cache
 def trtllm_int8_candidates() -> dict[str, np.ndarray]:
     """T9 tactics: each tile (as dispatched) at each stage count, K unsplit."""
-    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0)
+    return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0, 1)
                    for (tm, tn, tk, wm, wn), stages in itertools.product(
                        TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)])
 

@@ -143,6 +143,11 @@ T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimiz
    dimensions, and are valid for all input tensor sizes in the valid range", TensorRT
    ``IOptimizationProfile``): the fastest at ``Work.tuned_at`` (selection ``"engine"``),
    run at M without the library heuristics that only choose tactics (T3, T4).
+T14 CUTLASS's sm80 multistage main loop (mma_multistage.h, its mixed-input kernels' too;
+   TensorRT-LLM's DqMmaMultistage, fpA_intB's at every stage count on sm80; Marlin's own loop
+   alike) waits on its cp.async groups with Stages - 2 pending: over a long loop a k-tile takes
+   >= (a DRAM round trip + its work) / (Stages - 1) (``_multistage``): T6-T9 and CUTLASS's own
+   kernels on T1's tiles (``("library", True)``); cuBLAS's waits are not public.
 T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 stages, one
    CTA per SM (a grid of as many CTAs as SMs, 96 KiB of shared memory each) walking stripes of
    k-tiles (no partial wave; a slice split between CTAs is reduced through L2); the tile follows
@@ -159,6 +164,7 @@ import jax
 import jax.numpy as jnp
 
 from ._gemv import gemv_clocks, gemv_columns
+from ._multistage import multistage_clocks
 from ._rsloop import rs_ktile
 from ._streamk import serial_fixup, streamk_units
 from ._ties import timed_choice
@@ -214,7 +220,8 @@ class Hardware(NamedTuple):
 
 class Work(NamedTuple):
     """A kernel as the tile model sees it (hashable: a static argument of ``tile_model``).
-    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles, ``("fpa_intb",)`` /
+    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles (``("library", True)``: CUTLASS's
+    own kernels, T14), ``("fpa_intb",)`` /
     ``("marlin",)`` for those kernels' own (T6, T7), or ``("custom", warp_m, warp_n)`` for
     kernel-specific warp tiles (``_tile_tables.custom_candidates``;
     ``_tile_tables.CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
@@ -512,13 +519,16 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     # pipe's time instead of hiding under it; an asynchronous wgmma (group 4, T8) runs while
     # its warpgroup converts the next k-block (LUT-GEMM's CUDA-core work is its only compute).
     overlap = jnp.maximum(jnp.maximum(pipes.compute, pipes.cuda_core), pipes.smem)
-    tile_clocks, chain = overlap, 0.0
+    tile_clocks = overlap
     if work.dequant_ops != (0.0, 0.0):
         tile_clocks = jnp.where(c["group"] == 4, overlap,
                                 jnp.maximum(pipes.compute + pipes.cuda_core, pipes.smem))
-        # T12: an SM runs its tiles' chains in rounds of co-resident CTAs (stream-K: one CTA)
-        rounds = jnp.where(c["streamk"] > 0, tiles_per_sm, jnp.ceil(tiles_per_sm / occ.ctas))
-        chain = jnp.where(c["group"] == 4, rounds * k_tiles * rs_ktile(hw, work), 0.0)
+    # T12, T14: an SM runs its tiles' chains in rounds of co-resident CTAs (stream-K: one CTA)
+    rounds = jnp.where(c["streamk"] > 0, tiles_per_sm, jnp.ceil(tiles_per_sm / occ.ctas))
+    loop = multistage_clocks(hw, occ.stages, k_tiles, tile_clocks / k_tiles)
+    chain = jnp.where(c["multistage"] > 0, rounds * loop, 0.0)
+    if work.dequant_ops != (0.0, 0.0):
+        chain = jnp.where(c["group"] == 4, rounds * k_tiles * rs_ktile(hw, work), chain)
     sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / hw.clock
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     # T10: split-K's memset or reduction kernel; T8: stream-K's workspace memset (CUTLASS
