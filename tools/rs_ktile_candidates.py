@@ -17,11 +17,8 @@ analysis: nothing here sets a constant, and no validation row sets anything.
    the quantized weights come from DRAM. Latencies: one TMA load waited on its mbarrier, a
    pointer chase on an H800 at 1755 MHz (HPMLL/NVIDIA-Hopper-Benchmark@ded6f57,
    NewFeatures/TMA/Latency/tma_lat_random/h800_tma.txt): 369 clocks (210 ns) within the L2,
-   752 clocks (428 ns) at the largest footprint (DRAM). The A100's sm80 tactics (``_tiles``
-   T8: 2-4 stages) wait on cp.async with Stages - 2 groups pending (cutlass@7107b05
-   gemm/threadblock/mma_multistage.h ``cp_async_wait<Base::kStages - 2>``): Stages - 1 loads in
-   flight, so the same floor there is the DRAM round trip (``GPUSpec.dram_latency``) over
-   Stages - 1, printed beside the Hopper one.
+   752 clocks (428 ns) at the largest footprint (DRAM). The A100's sm80 tactics wait on
+   cp.async instead; their form of this floor is priced in the model (``_multistage``, T14).
 2. Scales: the collector builds ``WeightOnlyQuantLinear`` with per-channel quant modes, so the
    kernel runs with group_size = K (``ReloadFactor`` = K / 64, ``scale_load_k`` 0): one 128 B
    scale row per stage in the same TMA transaction, and one scale LDS per k-tile issued with
@@ -84,14 +81,6 @@ def stage_lines(spec) -> list[str]:
     return lines
 
 
-def sm80_floor_line(spec) -> str:
-    """Candidate 1 on the A100's sm80 tactics: the k-tile floor at each stage count."""
-    clocks = spec.dram_latency * spec.sm_clock
-    cells = [f"{s} stages {clocks / (s - 1):.0f} clk" for s in _tile_tables.TRTLLM_WO_STAGES]
-    return (f"{spec.name} sm80 tactics, DRAM round trip {spec.dram_latency * 1e9:.0f} ns "
-            f"({clocks:.0f} clk), k-tile floor: " + ", ".join(cells))
-
-
 def implied_latency(measured: float, parts: tuple, per_load: int) -> tuple[float, float]:
     """(wgmma latency under the source's wait depth, under a serial chain) that makes the loop
     take ``measured`` clocks a k-tile; ``parts``: (LDS, one buffer's conversion) clocks."""
@@ -148,7 +137,6 @@ def main():
     print("\n".join(stage_lines(spec) + latency_lines(data, spec)))
     print(f"  model (S10 latency {spec.wgmma_latency:.0f}): "
           + ", ".join(f"INT{b} {float(np.max(model_ktile(spec, b))):.0f} clk" for b in (8, 4)))
-    print(sm80_floor_line(gpu.gpu_spec("a100")))
 
 
 if __name__ == "__main__":

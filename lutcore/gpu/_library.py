@@ -210,6 +210,8 @@ class Kernel:
         check.one_of(f"{self.name}: unit", self.unit, UNITS)
         check.one_of(f"{self.name}: weights", self.weights, WEIGHTS)
         check.one_of(f"{self.name}: pre", self.pre, PRE_STEPS)
+        # a kernel whose MACs run on CUDA cores alone runs at the boost clock (_tiles.Work)
+        object.__setattr__(self, "work", self.work._replace(boost_clock=self.unit == "cuda_core"))
         widths = self.weight_bits if self.weights == "quantized" else ()
         for field in ("conversions", "rs_conversions"):
             if not set(dict(getattr(self, field))) <= set(widths):

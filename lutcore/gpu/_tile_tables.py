@@ -107,7 +107,7 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
     sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0, 1)
             for (tm, tn), stages, split in itertools.product(
                 TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)]
-    sm90 = [(tm, tn, 64, 0, tm, 64, 12, 4, 1, float(tn == TRTLLM_WO_SM90_STREAMK_N), 0)
+    sm90 = [(tm, tn, SM90_TK, 0, tm, 64, 12, 4, 1, float(tn == TRTLLM_WO_SM90_STREAMK_N), 0)
             for tm, tn in itertools.product(TRTLLM_WO_SM90_M, TRTLLM_WO_SM90_N)]
     return _table(gemv + sm80 + sm90)
 

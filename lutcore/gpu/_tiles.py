@@ -192,7 +192,7 @@ class Hardware(NamedTuple):
 
     sms: jnp.ndarray
     clock: jnp.ndarray  # SM clock, Hz
-    boost_clock: jnp.ndarray  # Hz, of kernels without tensor-core work (the GEMV, _gemv)
+    boost_clock: jnp.ndarray  # Hz, of work without tensor cores (the GEMV, LUT-GEMM)
     registers: jnp.ndarray  # bytes per SM
     max_registers_per_thread: jnp.ndarray
     smem: jnp.ndarray  # bytes per SM
@@ -241,7 +241,7 @@ class Work(NamedTuple):
     ``tuned_at``: with ``"engine"``, the rows of its optimization profile's optimum;
     ``ctas_per_sm``: a fixed residency (0: as resources allow);
     ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
-    launch)."""
+    launch); ``boost_clock``: no tensor-core work, so the max boost clock (``_library.Kernel``)."""
 
     tiles: tuple = ("library",)
     lookup_mu: int = 0
@@ -256,6 +256,7 @@ class Work(NamedTuple):
     tuned_at: float = 0.0
     ctas_per_sm: int = 0
     rows_per_launch: int = 0
+    boost_clock: bool = False
 
 
 class Occupancy(NamedTuple):
@@ -428,6 +429,11 @@ def overlapped(consumer, producer, buffers):
     return slow / throughput
 
 
+def issue_clock(hw: Hardware, work: Work):
+    """Hz of ``work``'s SM pipes: the boost clock where ``Work.boost_clock``, else the SM's."""
+    return hw.boost_clock if work.boost_clock else hw.clock
+
+
 def prologues(hw: Hardware, c: dict, tiles_per_sm, occ: Occupancy):
     """Seconds of pipeline fill and epilogue the SM pipes wait for: every CTA tile loads its
     first stages before its first MMA and stores its outputs after its last (CUTLASS multistage
@@ -529,7 +535,7 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     chain = jnp.where(c["multistage"] > 0, rounds * loop, 0.0)
     if work.dequant_ops != (0.0, 0.0):
         chain = jnp.where(c["group"] == 4, rounds * k_tiles * rs_ktile(hw, work), chain)
-    sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / hw.clock
+    sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / issue_clock(hw, work)
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     # T10: split-K's memset or reduction kernel; T8: stream-K's workspace memset (CUTLASS
     # workspace.h zero_workspace, cudaMemsetAsync, from the scheduler's initialize_workspace)
@@ -572,7 +578,7 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie=None) -> GemmL
     engine = work.selection == "engine"
     total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work,
                                                   choosing=not engine)
-    scale = tiles_per_sm / hw.clock * launches
+    scale = tiles_per_sm / issue_clock(hw, work) * launches
 
     def fastest_at(rows):
         return timed_choice(candidate_totals(hw, c, occ, pipes, rows, n, k, work)[0], total,
