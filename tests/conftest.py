@@ -10,11 +10,13 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # The tests run each compiled program a few times, so XLA's compilation was a third of their CPU
-# time; without LLVM's backend optimizations it is far shorter (README "Tests"). Set before any
-# backend starts, and inherited by the pipeline runs and notebook kernels the tests start. The
-# results' bytes are checked at the default level: CI's regeneration (tools/check_results.py).
-os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"),
-                                                  "--xla_backend_optimization_level=0"]))
+# time; without LLVM's backend optimizations, and with XLA:CPU's loop emitters instead of its MLIR
+# fusion emitters, it is far shorter (README "Tests"; the quick preset's bytes are the same). Set
+# before any backend starts, and inherited by the pipeline runs and notebook kernels the tests
+# start. The results' bytes are checked as the workflow compiles: CI's regeneration
+# (tools/check_results.py).
+LIGHT_TEST_COMPILE = ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false")
+os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"), *LIGHT_TEST_COMPILE]))
 
 # The pipeline's instruction-set pin (workflow/scripts/isa.py), before numpy or JAX is imported:
 # the tests compute on the CPU features the results are made with, and the scripts they import

@@ -9,10 +9,13 @@ operand, inf*0 or inf-inf gives the canonical quiet NaN. The ``*_flags`` functio
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from gmpy2 import mpq as Fraction
 
-NAN = "nan"
+HALF = Fraction(1, 2)
+NAN = "nan"  # a sentinel: test it with `is` (an mpq compared with a str takes ~5 us)
 
 
 def fields(fmt):
@@ -22,7 +25,11 @@ def fields(fmt):
 
 def value(bits: int, fmt):
     """Fraction, ('inf', sign) or NAN; zeros come back as (0, sign) to keep the sign of zero."""
-    e, m = fields(fmt)
+    return _value(bits, *fields(fmt))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # the tests decode the same narrow patterns many times
+def _value(bits: int, e: int, m: int):
     sign = (bits >> (e + m)) & 1
     biased = (bits >> m) & ((1 << e) - 1)
     frac = bits & ((1 << m) - 1)
@@ -54,11 +61,11 @@ def round_fraction(x: Fraction, fmt, mode: str, sign_if_zero: int = 0) -> int:
     n = scaled.numerator // scaled.denominator
     rem = scaled - n
     up = {
-        "rne": rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1),
+        "rne": rem > HALF or (rem == HALF and n % 2 == 1),
         "rtz": False,
         "rdn": rem > 0 and sign == 1,
         "rup": rem > 0 and sign == 0,
-        "rmm": rem >= Fraction(1, 2),
+        "rmm": rem >= HALF,
         "rod": rem > 0 and n % 2 == 0,
     }[mode]
     n += up
@@ -84,7 +91,7 @@ def inf(fmt, sign) -> int:
 
 
 def _product(x, y):
-    if x == NAN or y == NAN:
+    if x is NAN or y is NAN:
         return NAN
     xinf, yinf = isinstance(x, tuple) and x[0] == "inf", isinstance(y, tuple) and y[0] == "inf"
     xs = x[1] if isinstance(x, tuple) else int(x < 0)
@@ -102,7 +109,7 @@ def _product(x, y):
 
 def fused_sum(terms, dst, mode: str) -> int:
     """Round the exact sum of ``terms`` (values from ``value``/products) once into ``dst``."""
-    if any(t == NAN for t in terms):
+    if any(t is NAN for t in terms):
         return qnan(dst)
     infs = {t[1] for t in terms if isinstance(t, tuple) and t[0] == "inf"}
     if len(infs) == 2:
@@ -140,7 +147,7 @@ NV, OF, UF, NX = 0x10, 0x04, 0x02, 0x01
 def signalling(bits: int, fmt) -> bool:
     """A NaN pattern with its quiet bit (the fraction's MSB) clear."""
     e, m = fields(fmt)
-    return value(bits, fmt) == NAN and not (bits >> (m - 1)) & 1
+    return value(bits, fmt) is NAN and not (bits >> (m - 1)) & 1
 
 
 def is_zero(v) -> bool:
@@ -178,8 +185,9 @@ def fused_sum_flags(terms, dst, mode: str, invalid: bool) -> tuple[int, int]:
     was inf*0 (NV whatever else the terms hold)."""
     bits = fused_sum(terms, dst, mode)
     infs = {t[1] for t in terms if is_inf(t)}
-    if any(t == NAN for t in terms) or infs:
-        return bits, NV if invalid or (len(infs) == 2 and NAN not in terms) else 0
+    nan = any(t is NAN for t in terms)
+    if nan or infs:
+        return bits, NV if invalid or (len(infs) == 2 and not nan) else 0
     total = sum((t[0] if isinstance(t, tuple) else t) for t in terms)
     return bits, 0 if total == 0 else rounding_flags(total, dst, mode)
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import lutcore.lut as lut
 
-from conftest import checkout_env
+from conftest import LIGHT_TEST_COMPILE, checkout_env
 
 W_BITS = (1, 2, 3, 4, 8)
 
@@ -393,10 +393,12 @@ def test_prepared_selection_rounds_each_lookup_before_its_sum(tmp_path):
     entry and the zero point -(3/2)s, each rounded: exactly 0. One fused multiply-add would
     leave the rounding error of (3/2)s there instead. XLA CPU contracts a product and a sum
     only in its optimized, vectorized loops: so built in a process at XLA's default optimization
-    level (the tests' conftest lowers it), on 64 columns of group-wise scales as in a model."""
+    level and emitters (the tests' conftest lightens them), on 64 columns of group-wise scales as
+    in a model."""
     env = checkout_env()
+    light = {flag.split("=")[0] for flag in LIGHT_TEST_COMPILE}
     env["XLA_FLAGS"] = " ".join(flag for flag in env["XLA_FLAGS"].split()
-                                if not flag.startswith("--xla_backend_optimization_level"))
+                                if flag.split("=")[0] not in light)
     run = subprocess.run([sys.executable, "-c", FMA_CASE, str(tmp_path / "select.npy")],
                          env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -303,7 +303,7 @@ def test_rtl_property(src, dst, data):
     rtl, first_sticky = (int(trace.bits), int(trace.flags)), bool(trace.first_sticky)
     assert ideal == oracle.exsdotp_flags(*ops, s, d, rounding)
     values = [oracle.value(x, s) for x in ops[:4]] + [oracle.value(ops[4], d)]
-    if any(v == oracle.NAN or oracle.is_inf(v) for v in values):
+    if any(v is oracle.NAN or oracle.is_inf(v) for v in values):
         assert rtl == ideal
     elif where_rtl_must_be_ideal([np.asarray(x) for x in ops], s, d) and not first_sticky:
         assert rtl[0] == ideal[0] and rtl[1] & ~UF == ideal[1] & ~UF
