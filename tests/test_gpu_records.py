@@ -103,3 +103,22 @@ def test_the_epilogue_reads_and_writes_the_output_format_of_the_setup():
                                          setup=s).seconds) for s in by_hand if s.output != "fp16")
     extra = shape[0] * shape[1] * (8 - 1) / gpu.A100.gemm_dram_bandwidth
     assert fast < slow <= fast + extra + gpu.A100.gemm_prologue
+
+
+def test_kernels_without_tensor_core_work_run_at_the_boost_clock():
+    """Only the CUDA-core kernels (LUT-GEMM) take ``Work.boost_clock``; on the H100 (SM 1.83,
+    boost 1.98 GHz) LUT-GEMM's CUDA-core seconds are the same clocks at the boost clock: the
+    ratio to a spec whose boost clock is its SM clock is exactly 1.83 / 1.98."""
+    assert {name for name, r in gpu.KERNEL_LIBRARY.items() if r.work.boost_clock} == {
+        name for name, r in gpu.KERNEL_LIBRARY.items() if r.unit == "cuda_core"} == {
+        "lut_gemm"}
+    h100 = gpu.gpu_spec("h100")
+    flat = dataclasses.replace(h100, boost_clock_ghz=0.0)
+    args = ("lut_gemm", 4096, 4096, 4096)
+    boosted, at_sm = (gpu.gemm_latency(spec, *args, act="fp16", weight_bits=2)
+                      for spec in (h100, flat))
+    assert float(boosted.tile_m) == float(at_sm.tile_m)
+    assert float(boosted.cuda_core) / float(at_sm.cuda_core) == pytest.approx(
+        h100.sm_clock / h100.boost_clock, rel=1e-12)
+    cublas = [gpu.gemm_latency(spec, "cublas", *args[1:], act="fp16") for spec in (h100, flat)]
+    assert float(cublas[0].seconds) == float(cublas[1].seconds)
