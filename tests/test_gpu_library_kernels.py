@@ -581,4 +581,3 @@ def test_sm90_weight_only_converts_each_weight_once():
             _tiles.tile_model(a100, m, 4096, 4096, work=work).seconds,
             _tiles.tile_model(a100, m, 4096, 4096,
                               work=work._replace(rs_dequant_ops=(0.0, 0.0))).seconds)
-
