@@ -182,7 +182,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
                                   zero_points=deployment.zero_points,
                                   table_bits=deployment.table_bits)),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
-        **{name: jnp.asarray(v, float) for name, v in values.items()})
+        **{name: np.asarray(v, float) for name, v in values.items()})
 
 
 def projection_work(deployment: Deployment):
