@@ -465,4 +465,4 @@ def latency_sweep(configs, llms, work: Workload) -> jnp.ndarray:
     rows = np.concatenate([_swept(stacked[graph], models, work, deployment=graph)
                            for graph in groups])
     order = [index for members in groups.values() for index, _ in members]
-    return jnp.asarray(rows[np.argsort(order)])
+    return jax.device_put(rows[np.argsort(order)])
