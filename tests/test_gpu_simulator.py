@@ -273,7 +273,8 @@ def test_latency_grows_with_batch_and_sequence():
 def test_sweep_equals_single_evaluations():
     llms = [gpu.LLMS["llama2-7b"], TINY]
     work = gpu.workload(np.array([1, 64]), np.array([128, 1]))
-    configs = [(A100, gpu.Deployment()), (LUT, LUT_DEPLOYMENT),
+    # two graphs interleaved: the sweep puts each group's rows back in the configs' order
+    configs = [(LUT, LUT_DEPLOYMENT), (A100, gpu.Deployment()),
                (gpu.with_double_registers(gpu.with_lut_tensor_core(gpu.RTX3090, 4)),
                 dataclasses.replace(LUT_DEPLOYMENT, weight_bits=4))]
     swept = np.asarray(gpu.latency_sweep(configs, llms, work))

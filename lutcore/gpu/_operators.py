@@ -46,6 +46,7 @@ import dataclasses
 from typing import NamedTuple
 
 import jax.numpy as jnp
+import numpy as np
 
 from lutcore import _checks as check
 
@@ -367,7 +368,7 @@ def _field(llm, name: str):
 def shapes(llms) -> Shapes:
     """Stack ``LLMShape``s (one, or a sequence) into ``Shapes`` of float arrays."""
     llms = [llms] if hasattr(llms, "hidden") else list(llms)
-    return Shapes(**{f: jnp.asarray([float(_field(m, f)) for m in llms])
+    return Shapes(**{f: np.asarray([float(_field(m, f)) for m in llms])
                      for f in Shapes._fields})
 
 

@@ -45,6 +45,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ._flash import (
     iteration_costs,
@@ -181,7 +182,7 @@ def machine(gpu, deployment: Deployment) -> Machine:
                                   zero_points=deployment.zero_points,
                                   table_bits=deployment.table_bits)),
         fp16=hardware(gpu, FP16_KERNEL, "fp16", 16),
-        **{name: jnp.asarray(v, float) for name, v in values.items()})
+        **{name: np.asarray(v, float) for name, v in values.items()})
 
 
 def projection_work(deployment: Deployment):
@@ -450,17 +451,18 @@ def latency_sweep(configs, llms, work: Workload) -> jnp.ndarray:
     groups: dict = {}
     for index, (gpu, deployment) in enumerate(configs):
         groups.setdefault(_graph(deployment), []).append((index, machine(gpu, deployment)))
-
-    def evaluate(graph):
-        members = groups[graph]
-        stacked = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *(m for _, m in members))
-        return jax.block_until_ready(_swept(stacked, models, work, deployment=graph))
-
-    # XLA compiles outside the GIL: the graphs compile (and run) in parallel on the cores.
+    # numpy stacks and orders the arrays: no small program to compile for each group's size
+    stacked = {graph: jax.tree_util.tree_map(lambda *xs: np.stack(xs), *(m for _, m in members))
+               for graph, members in groups.items()}
+    # Tracing holds the GIL, XLA's compilation does not: the graphs are traced one after the
+    # other here, each compiling on a thread while the next is traced (threads tracing at once
+    # only slowed each other); the jit calls below then find them compiled.
     with concurrent.futures.ThreadPoolExecutor(max(1, len(groups))) as pool:
-        results = dict(zip(groups, pool.map(evaluate, groups)))
-    out = [None] * len(configs)
-    for graph, members in groups.items():
-        for row, (index, _) in enumerate(members):
-            out[index] = results[graph][row]
-    return jnp.stack(out)
+        compiling = [pool.submit(_swept.trace(stacked[graph], models, work, deployment=graph)
+                                 .lower().compile) for graph in groups]
+        for done in compiling:
+            done.result()
+    rows = np.concatenate([_swept(stacked[graph], models, work, deployment=graph)
+                           for graph in groups])
+    order = [index for members in groups.values() for index, _ in members]
+    return jax.device_put(rows[np.argsort(order)])
