@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
 from lutcore.gpu import _tile_tables
-from lutcore.gpu._multistage import multistage_clocks, multistage_ktile
+from lutcore.gpu._multistage import multistage_clocks
+
+
+def multistage_ktile(hw, stages, work):
+    """The module doc's long-loop k-tile, max(e, (L + e) / (Stages - 1)), as written there."""
+    return max(work, (hw.dram_latency * hw.clock + work) / (stages - 1))
 
 
 def _waits(latency, work, stages, k_tiles):

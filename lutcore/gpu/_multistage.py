@@ -32,8 +32,3 @@ def multistage_clocks(hw, stages, k_tiles, ktile_clocks):
     ``GPUSpec.dram_latency``, at the SM clock)."""
     exposed = jnp.maximum(hw.dram_latency * hw.clock - (stages - 2) * ktile_clocks, 0.0)
     return k_tiles * ktile_clocks + jnp.floor((k_tiles - 1) / (stages - 1)) * exposed
-
-
-def multistage_ktile(hw, stages, ktile_clocks):
-    """SM clocks a k-tile of a long multistage loop takes: max(e, (L + e) / (stages - 1))."""
-    return jnp.maximum(ktile_clocks, (hw.dram_latency * hw.clock + ktile_clocks) / (stages - 1))
