@@ -239,7 +239,7 @@ def test_gemv_is_a_profiled_tactic_not_a_fixed_path():
     c = {name: np.asarray(v, float) for name, v in _tile_tables.candidate_table(work.tiles).items()}
     occ = _tiles.occupancy(hw, c, work)
     for m in (1.0, 16.0):
-        pipes = _tiles.pipe_times(hw, c, np.ceil(16384 / c["tk"]) * c["tk"], occ, work, m)
+        pipes = _tiles.pipe_times(hw, c, 16384.0, occ, work, m)
         totals = _tiles.candidate_totals(hw, c, occ, pipes, *(np.array([[x]]) for x in
                                                                (m, 16384.0, 16384.0)), work)[0]
         gemv = np.asarray(totals)[0][c["group"] == 0]
@@ -247,6 +247,7 @@ def test_gemv_is_a_profiled_tactic_not_a_fixed_path():
             assert float(picked.seconds) <= np.min(gemv) < np.inf
         else:
             assert np.all(np.isinf(gemv))
+
 
 def _sm90_tile(result) -> np.ndarray:
     """True where ``result`` ran a T8 sm90 tile: a warpgroup's 64 weight rows, 64 or 128 per CTA

@@ -219,8 +219,7 @@ def data_parallel_seconds(hw, work, op, tile: tuple) -> float:
     c = {name: jnp.asarray(v[keep], float) for name, v in table.items()}
     m, n, k = (jnp.full((1, 1), float(x)) for x in (op.m, op.n, op.k))
     occ = _tiles.occupancy(hw, c, work)
-    k_pad = jnp.ceil(k / c["tk"]) * c["tk"]
-    pipes = _tiles.pipe_times(hw, c, k_pad, occ, work, m)
+    pipes = _tiles.pipe_times(hw, c, k, occ, work, m)
     total = _tiles.candidate_totals(hw, c, occ, pipes, m, n, k, work, choosing=False)[0]
     return float(op.count * jnp.min(total))
 

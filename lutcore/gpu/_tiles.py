@@ -355,9 +355,10 @@ def conversion_ops(c: dict, work: Work):
                  for rs, ops in zip(work.rs_dequant_ops, work.dequant_ops))
 
 
-def pipe_times(hw: Hardware, c: dict, k_pad, occ: Occupancy, work: Work, m=1.0) -> Pipes:
-    """SM clocks of one tile of K depth ``k_pad`` (of ``m`` rows) on the tensor, CUDA-core and
-    shared-memory pipes; TensorRT-LLM's GEMV (T8) on the CUDA cores alone (``_gemv``)."""
+def pipe_times(hw: Hardware, c: dict, k, occ: Occupancy, work: Work, m=1.0) -> Pipes:
+    """SM clocks of one tile (``m`` rows, its split's share of ``k`` in whole k-slabs) on the
+    tensor, CUDA-core and shared-memory pipes; T8's GEMV on the CUDA cores alone (``_gemv``)."""
+    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
     tile_macs = c["tm"] * c["tn"] * k_pad
     fill = k_pad * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
     if work.lookup_mu:  # LUT-GEMM: a conflicted LDS per lookup, an FMA per lookup, table builds
@@ -573,8 +574,7 @@ def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie=None) -> GemmL
     m = m / launches
     c = {name: jnp.asarray(v, float) for name, v in candidate_table(work.tiles).items()}
     occ = occupancy(hw, c, work)
-    k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
-    pipes = pipe_times(hw, c, k_pad, occ, work, m)
+    pipes = pipe_times(hw, c, k, occ, work, m)
     engine = work.selection == "engine"
     total, moved, tiles_per_sm = candidate_totals(hw, c, occ, pipes, m, n, k, work,
                                                   choosing=not engine)
