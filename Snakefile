@@ -15,6 +15,7 @@ min_version("9.0")
 
 sys.path.insert(0, os.path.join(workflow.basedir, "workflow", "scripts"))
 import startup  # noqa: E402  workflow/scripts/startup.py
+from report_sources import VALIDATION  # noqa: E402  workflow/scripts/report_sources.py
 
 # Snakemake reads YAML without line numbers and keeps the last of a repeated key: check first
 startup.check_config_files([os.path.join(workflow.basedir, "workflow", "config.yaml"),
@@ -49,6 +50,8 @@ rule summary:
         figures=expand("results/figures/{id}.png", id=SELECTED),
         tables=expand("results/tables/{id}.md", id=SELECTED),
         references=REFERENCE_FILES,  # the coverage tables list every transcribed statement
+        # the GPU model's validated error, beside the claims that rest on it (build_report.py)
+        validation=[f"results/data/{VALIDATION}.nc"] if VALIDATION in SELECTED else [],
     output:
         claims="results/claims.json",
         report=report("results/REPORT.md", caption="workflow/report/summary.rst", category="Summary"),

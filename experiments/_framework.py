@@ -112,6 +112,7 @@ NEEDS_REASON = ("paper-inconsistent", "not-testable-here")
 FIXED_VERDICTS = ("paper-inconsistent", "not-testable-here", "finding")  # a YAML entry may fix
 PENDING = re.compile(r"^issue \d+\b")  # "issue 14 — PPA": transcribed, its claim comes later
 NUMERIC = ("paper_value", "ours_value", "band")  # a numeric claim's numbers (Claim)
+OPTIONAL = (*NUMERIC, "rests_on")  # the Claim fields written only where set
 
 
 def default_verdict(holds: bool) -> str:
@@ -146,6 +147,9 @@ class Claim:
     ``holds`` says whether our hypothesis was confirmed. A numeric claim also carries the two
     numbers it compares, ``paper_value`` and ``ours_value``, and ``band``, the relative
     tolerance of a "within x %" claim (the report's overview picture draws them).
+    ``rests_on``: where ours is a modeled time on a real GPU, or a ratio over one, the GPU
+    model's validation groups it rests on, each "<gpu> <category>" of ``lut-fig16`` (e.g.
+    "a100 e2e"): the report sets the verdict beside their validated error.
     """
 
     experiment: str
@@ -160,11 +164,18 @@ class Claim:
     paper_value: float | None = None
     ours_value: float | None = None
     band: float | None = None
+    rests_on: tuple[str, ...] = ()
 
     def __post_init__(self):
         holds = bool(self.holds)
         verdict = self.verdict or default_verdict(holds)
         where = f"{self.experiment}.{self.claim}"
+        groups = (self.rests_on,) if isinstance(self.rests_on, str) else tuple(self.rests_on)
+        bad = [g for g in groups if not isinstance(g, str) or len(g.split()) != 2]
+        if bad:
+            raise ValueError(f"{where}: rests_on {bad} invalid; allowed values: validation "
+                             "groups '<gpu> <category>', e.g. 'a100 e2e'")
+        object.__setattr__(self, "rests_on", groups)
         if verdict not in VERDICTS:
             raise ValueError(f"{where}: verdict {verdict!r} unknown; allowed values: "
                              f"{', '.join(VERDICTS)}")
@@ -176,9 +187,9 @@ class Claim:
         object.__setattr__(self, "verdict", verdict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields; the numeric ones (``NUMERIC``) only where set."""
-        return {k: v for k, v in dataclasses.asdict(self).items()
-                if not (k in NUMERIC and v is None)}
+        """The fields, the ``OPTIONAL`` ones only where set."""
+        return {k: list(v) if k == "rests_on" else v for k, v in dataclasses.asdict(self).items()
+                if k not in OPTIONAL or v not in (None, ())}
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -241,11 +252,12 @@ def paper_title(paper: str) -> str:
 def paper_claim(experiment: Experiment, key: str, *, ours: str, holds: bool,
                 tolerance: str = "", deviation: str = "", verdict: str = "", reason: str = "",
                 ours_value: float | None = None, band: float | None = None,
-                paper_value: float | None = None) -> Claim:
+                paper_value: float | None = None, rests_on: tuple[str, ...] = ()) -> Claim:
     """A ``Claim`` whose paper side is read from the reference file of ``experiment``; its
     verdict is ``verdict``, else the one the reference entry fixes, else follows ``holds``. A
     numeric claim passes ``ours_value`` (and ``band``, its relative tolerance); its
-    ``paper_value`` is the entry's value when that is one number, else must be given."""
+    ``paper_value`` is the entry's value when that is one number, else must be given.
+    ``rests_on``: the GPU model's validation groups behind ours (``Claim``)."""
     ref = reference(experiment.paper, experiment.id, key)
     if ref.pending:
         raise ValueError(f"{experiment.id}.{key} is marked pending ({ref.pending}) in reference/"
@@ -265,7 +277,7 @@ def paper_claim(experiment: Experiment, key: str, *, ours: str, holds: bool,
                  verdict=verdict or ref.verdict, reason=reason or ref.reason,
                  paper_value=None if ours_value is None else float(paper_value),
                  ours_value=None if ours_value is None else float(ours_value),
-                 band=None if band is None else float(band))
+                 band=None if band is None else float(band), rests_on=rests_on)
 
 
 def contradiction_claim(experiment: Experiment, key: str, *, ours: str, shown: bool,

@@ -375,3 +375,17 @@ def test_check_choice_names_the_key_what_is_not_allowed_and_the_allowed_values()
         experiments.check_choice("gpus", ("a100", "a200"), ("a100", "h100"))
     with pytest.raises(ConfigError, match=r"^scale: 3 not allowed; allowed values: 1, 2$"):
         experiments.check_choice("scale", 3, (1, 2))  # one value is shown as it is
+
+
+def test_rests_on_names_validation_groups():
+    def claim(**kw):
+        return Claim(experiment="fake-fig0", claim="x", paper="p", ours="o", holds=False, **kw)
+
+    assert "rests_on" not in claim().as_dict()  # only where set: other claims keep their keys
+    assert claim(rests_on="a100 e2e").rests_on == ("a100 e2e",)
+    assert claim(rests_on=["a100 e2e", "a100 gemm"]).as_dict()["rests_on"] == ["a100 e2e",
+                                                                               "a100 gemm"]
+    for bad in (["a100"], ["a100 e2e extra"], [3]):
+        with pytest.raises(ValueError, match=r"fake-fig0.x: rests_on .* invalid; allowed values: "
+                                             "validation groups '<gpu> <category>'"):
+            claim(rests_on=bad)

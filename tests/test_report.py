@@ -145,3 +145,73 @@ def test_unknown_verdict_is_refused(results):
         [claim("lut-fig3", "table_entries", "probably")]))
     with pytest.raises(ValueError, match="verdict 'probably' unknown"):
         build_report.main(["--results", str(results), "--preset", "quick"])
+
+
+def validation_data(path):
+    """A ``lut-fig16``-shaped dataset: a100 e2e, 10 validation rows at -10 % and +10 % (MAPE
+    10 %, bias 0, largest 10 %), 2 calibration rows at 50 %; h100 e2e, 3 validation rows."""
+    import numpy as np
+    import xarray as xr
+
+    groups = ([("validation", "a100", "e2e", e) for e in (-10.0, 10.0) * 5]
+              + [("calibration", "a100", "e2e", 50.0)] * 2
+              + [("validation", "h100", "e2e", 30.0)] * 3)
+    role, device, category, error = (list(x) for x in zip(*groups))
+    measured = np.ones(len(error))
+    modeled = measured * (1 + np.array(error) / 100)
+    xr.Dataset({"measured": ("point", measured), "modeled": ("point", modeled),
+                "error": ("point", np.array(error)), "modeled_tie_fast": ("point", modeled),
+                "modeled_tie_slow": ("point", modeled)},
+               coords={"point": [f"row {i}" for i in range(len(error))],
+                       "role": ("point", role), "device": ("point", device),
+                       "category": ("point", category), "source": ("point", ["s"] * len(error))},
+               attrs={"tie_margin": 0.01}).to_netcdf(path, engine="h5netcdf")
+
+
+RESTING = [claim("lut-table1", "max_speedup", "deviates", paper_value=5.51, ours_value=3.06,
+                 rests_on=["a100 e2e", "a100 gemm"]),
+           claim("lut-table1", "speedup_low_end", "deviates", paper_value=3.3, ours_value=3.06,
+                 rests_on=["a100 e2e", "h100 e2e"]),
+           claim("lut-table1", "rows", "deviates", rests_on=["a100 e2e"])]
+
+
+def test_claims_resting_on_the_gpu_model_meet_its_validated_error(tmp_path):
+    """Hand-worked: 3.06 / (1 +- 0.10) = 2.78-3.40, so 5.51 lies outside (the gap exceeds the
+    model's error) and 3.3 inside; a group of 3 rows does not judge; a group without validation
+    rows says so; a claim without numbers is listed without a band."""
+    claims = {"lut-fig16": [], "lut-table1": RESTING}
+    for experiment_id, own in claims.items():
+        for folder, name, text in (("claims", f"{experiment_id}.json", json.dumps(own)),
+                                   ("tables", f"{experiment_id}.md", "table"),
+                                   ("figures", f"{experiment_id}.png", "png")):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            (tmp_path / folder / name).write_text(text)
+    (tmp_path / "data").mkdir()
+    validation_data(tmp_path / "data" / "lut-fig16.nc")
+    build_report.main(["--results", str(tmp_path), "--preset", "full"])
+    table = rows(section((tmp_path / "REPORT.md").read_text(),
+                         "Verdicts against the GPU model's validated error"))
+    cells = [[c.strip() for c in r.strip("|").split("|")] for r in table]
+    assert [c[1] + " " + c[5] for c in cells] == [
+        "max_speedup a100 e2e", "max_speedup a100 gemm", "speedup_low_end a100 e2e",
+        "speedup_low_end h100 e2e", "rows a100 e2e"]
+    assert cells[0][6:] == ["10", "10.0 % (+0.0 %)", "10.0 %", "2.78-3.4",
+                            "no: the gap exceeds the model's validated error"]
+    assert cells[1][6:] == ["0", "—", "—", "—",
+                            "no validation rows: the model is not validated there"]
+    assert cells[2][-1] == "yes: the gap is within the model's validated error"
+    assert cells[3][6:9] == ["3", "30.0 % (+30.0 %)", "30.0 %"]
+    assert cells[3][-1] == "too few rows to judge (< 10)"
+    assert cells[4][3:5] == ["—", "—"] and cells[4][-1] == "not a number to compare"
+
+
+def test_claims_resting_on_the_gpu_model_without_its_validation(results):
+    """A run without lut-fig16 names the claims that rest on the model and says why it cannot
+    set them beside its error."""
+    (results / "claims" / "lut-fig3.json").write_text(json.dumps(
+        [claim("lut-fig3", "table_entries", "holds", holds=True, rests_on=["a100 gemm"])]))
+    build_report.main(["--results", str(results), "--preset", "quick"])
+    text = section((results / "REPORT.md").read_text(),
+                   "Verdicts against the GPU model's validated error")
+    assert ("lut-fig16 is not in this run, so the GPU model's validated error is unknown here; "
+            "the claims that rest on it: lut-fig3.table_entries.") in text

@@ -29,6 +29,13 @@ import xarray as xr
 
 from experiments import ConfigError, Experiment, markdown_table, paper_claim, reference
 from experiments.lut_tensor_core import _cross_source, _measured
+from experiments.lut_tensor_core._validation import (
+    MIN_ROWS,
+    summary,
+    tie_errors,
+    tie_sensitive,
+    validated,
+)
 
 ID = "lut-fig16"
 TITLE = "GPU model vs public measurements, calibration and validation (LUT Tensor Core Fig. 16)"
@@ -36,9 +43,6 @@ PAPER = "lut_tensor_core"
 COLORS = {"gemm": "#4c72b0", "mpgemm": "#8172b2", "operator": "#8c8c8c", "layer": "#dd8452",
           "e2e": "#c44e52", "collective": "#55a868"}
 TARGET = 4.0  # issue goal: validation MAPE <= 4 % on dense GEMMs and single layers
-# A MAPE is evidence about the model's accuracy only over enough rows: a GPU x category group
-# of validation rows counts toward a verdict from this many rows on (issue 31, item 5).
-MIN_ROWS = 10
 # Validation MAPE (%) within which the model is called trustworthy for a category (issue 30's
 # thresholds: dense GEMMs 8 %, mixed-precision GEMMs 12 %, layers / operators / e2e 12 %)
 TRUSTED = {"gemm": 8.0, "mpgemm": 12.0, "operator": 12.0, "layer": 12.0, "e2e": 12.0,
@@ -98,22 +102,6 @@ def run(config: Config) -> xr.Dataset:
                 **{field: ("point", [getattr(p, field) for p in points])
                    for field in ("source", "role", "device", "set", "category")}},
         attrs={"sources": ", ".join(config.sources), "tie_margin": config.tie_margin})
-
-
-def tie_errors(ds: xr.Dataset) -> np.ndarray:
-    """[3, point] errors (%): the model's choice, then every near-tied choice (``tie_margin``
-    at the M where it is timed) at its fastest, then at its slowest where the GEMM runs."""
-    values = np.stack([ds[v].values for v in ("modeled", "modeled_tie_fast", "modeled_tie_slow")])
-    return (values - ds.measured.values) / ds.measured.values * 100
-
-
-def tie_sensitive(ds: xr.Dataset) -> np.ndarray:
-    """The points a near-tied choice moves by more than ``tie_margin``: a tie at a GEMM's own M
-    moves its time by less (the other tactic is within the margin there), so these turn on a
-    choice made at another M (a plugin's profile, an engine's optimum) or on more of the tile
-    than its time (the fused attention takes its tile's pipes, ``_simulator.price``)."""
-    values = np.stack([ds.modeled_tie_fast.values, ds.modeled_tie_slow.values])
-    return (np.abs(values / ds.modeled.values - 1) > ds.attrs["tie_margin"]).any(axis=0)
 
 
 def cross_source(sources) -> dict:
@@ -199,25 +187,6 @@ def cross_source_table(ds: xr.Dataset) -> str:
             + markdown_table(["GPU", "format, weights", "source", "other source", "GEMMs",
                               "median apart (%)", "max apart (%)", "above bound",
                               "largest: shape, faster vs slower (operands, timing)"], rows))
-
-
-def summary(ds: xr.Dataset, by_source: bool = False) -> list[dict]:
-    """MAPE (%) and bias per (role, device, category) (and source, ``by_source``): rows,
-    sources behind it, its tie-sensitive rows (``tie_sensitive``) and its MAPE range (least,
-    most) with each row at the least / most distant of its values (``tie_errors``)."""
-    out = []
-    fields = [ds.role.values, ds.device.values, ds.category.values]
-    fields += [ds.source.values] if by_source else []
-    for key in sorted(set(zip(*fields))):
-        pick = np.logical_and.reduce([f == k for f, k in zip(fields, key)])
-        errors, tied = ds.error.values[pick], np.abs(tie_errors(ds)[:, pick])
-        out.append({"role": key[0], "device": key[1], "category": key[2],
-                    "rows": int(pick.sum()), "mape": float(np.abs(errors).mean()),
-                    "bias": float(errors.mean()),
-                    "sources": sorted(set(ds.source.values[pick])),
-                    "tie_rows": int(tie_sensitive(ds)[pick].sum()),
-                    "tie_mape": (float(tied.min(axis=0).mean()), float(tied.max(axis=0).mean()))})
-    return out
 
 
 def mape(ds: xr.Dataset, role: str, category: str, device: str | None = None) -> float | None:
@@ -439,12 +408,6 @@ def _cost_claim(module):
         holds=round(days) == paper["days"],
         tolerance="the paper's slowdown x task time, rounded to whole days, is its day count",
         deviation=f"{days - paper['days']:+.1f} days")
-
-
-def validated(ds: xr.Dataset, category: str) -> list[dict]:
-    """The validation groups of ``category`` with at least ``MIN_ROWS`` rows."""
-    return [r for r in summary(ds) if r["role"] == "validation" and r["category"] == category
-            and r["rows"] >= MIN_ROWS]
 
 
 def claims(ds: xr.Dataset):

@@ -259,6 +259,7 @@ def claims(ds: xr.Dataset):
                              f"{framed:.2f}x, the maximum {framed_max:.2f}x",
                         holds=abs(ours / paper_speedup - 1) <= TOLERANCE,
                         ours_value=ours, band=TOLERANCE,
+                        rests_on=(f"{where['gpu']} e2e", f"{where['gpu']} gemm"),
                         tolerance=f"within {TOLERANCE:.0%}",
                         deviation=f"{ours / paper_speedup - 1:+.0%}; " + _moved(framed_max,
                                                                                 ours))] + \

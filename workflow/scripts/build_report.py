@@ -21,6 +21,7 @@ import pathlib
 
 import isa  # same folder, like atomic_files; pins the instruction set before numpy loads
 from atomic_files import atomic  # same folder: on sys.path as a script and under Snakemake
+from report_sources import VALIDATION  # same folder
 
 isa.pin()
 
@@ -127,6 +128,73 @@ def summary(papers: list[str], rows: dict[str, list[dict]]) -> list[str]:
     return lines
 
 
+def validation_groups(path: pathlib.Path | None) -> dict | None:
+    """{(gpu, category): ``VALIDATION``'s validation group (rows, mape, bias, largest, in %)}
+    from its dataset at ``path``; None without one (the run has no ``VALIDATION``)."""
+    if path is None:
+        return None
+    import xarray as xr
+
+    from experiments.lut_tensor_core._validation import summary
+
+    with xr.open_dataset(path) as ds:
+        return {(r["device"], r["category"]): r for r in summary(ds.load())
+                if r["role"] == "validation"}
+
+
+def band_cells(claim: dict, group: dict | None) -> list[str]:
+    """The cells of one claim x group: the group's rows, MAPE and bias, largest error, ours
+    over (1 +- MAPE), and whether the paper's value lies in that band."""
+    from experiments.lut_tensor_core._validation import MIN_ROWS
+
+    if group is None:
+        return ["0", "—", "—", "—", "no validation rows: the model is not validated there"]
+    cells = [str(group["rows"]), f"{group['mape']:.1f} % ({group['bias']:+.1f} %)",
+             f"{group['largest']:.1f} %"]
+    paper, ours, m = claim.get("paper_value"), claim.get("ours_value"), group["mape"] / 100
+    if paper is None or ours is None:
+        return cells + ["—", "not a number to compare"]
+    low, high = ours / (1 + m), (ours / (1 - m) if m < 1 else float("inf"))
+    inside = low <= paper <= high
+    verdict = (f"too few rows to judge (< {MIN_ROWS})" if group["rows"] < MIN_ROWS else
+               "yes: the gap is within the model's validated error" if inside else
+               "no: the gap exceeds the model's validated error")
+    return cells + [f"{low:.3g}-{high:.3g}", verdict]
+
+
+def validated_error(claims: list[dict], groups: dict | None) -> list[str]:
+    """The section that sets each claim resting on the GPU model beside the model's validated
+    error on the groups it rests on (``Claim.rests_on``, ``VALIDATION``'s groups)."""
+    chosen = [c for c in claims if c.get("rests_on")]
+    lines = ["## Verdicts against the GPU model's validated error", ""]
+    if not chosen:
+        return lines + ["No claim of this run rests on the GPU model.", ""]
+    if groups is None:
+        return lines + [f"{VALIDATION} is not in this run, so the GPU model's validated error "
+                        "is unknown here; the claims that rest on it: "
+                        + ", ".join(f"{c['experiment']}.{c['claim']}" for c in chosen) + ".", ""]
+    head = ["Experiment", "Claim", "Verdict", "Paper", "lutcore", "Rests on",
+            "validation rows", "MAPE (bias)", "largest error", "lutcore / (1 ± MAPE)",
+            "the paper's value inside?"]
+    lines += ["Claims whose number is a modeled time on a real GPU, or a ratio over one, rest on "
+              f"`lutcore.gpu`, whose error {VALIDATION} measures on public timings it was never "
+              "fitted to (its validation rows, per GPU and category). Were the real-GPU time "
+              "the number rests on off by its group's MAPE m, lutcore's number would be "
+              "lutcore / (1 ± m): the last column says whether the paper's value lies inside "
+              "that band. The largest error is one row's, not the group's.", "",
+              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for claim in chosen:
+        for name in claim["rests_on"]:
+            gpu, category = name.split()
+            row = [claim["experiment"], claim["claim"], LABELS[claim["verdict"]],
+                   f"{claim['paper_value']:.3g}" if claim.get("paper_value") is not None
+                   else "—",
+                   f"{claim['ours_value']:.3g}" if claim.get("ours_value") is not None else "—",
+                   name, *band_cells(claim, groups.get((gpu, category)))]
+            lines.append("| " + " | ".join(cell(x) for x in row) + " |")
+    return lines + [""]
+
+
 def numeric(claims: list[dict]) -> list[dict]:
     """The claims that compare two positive numbers, the paper's and ours (log-log)."""
     return [c for c in claims if c.get("paper_value") is not None
@@ -176,7 +244,7 @@ def write_overview(claims: list[dict], path: pathlib.Path) -> None:
 
 def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.Path,
            figures: dict[str, pathlib.Path], tables: dict[str, pathlib.Path],
-           overview: pathlib.Path | None = None) -> str:
+           overview: pathlib.Path | None = None, groups: dict | None = None) -> str:
     # read from the sources: importing every experiment (JAX, xarray, ...) would take seconds
     experiments = sorted((describe(i) for i in ids), key=lambda e: (e.paper, e.id))
     papers = sorted({e.paper for e in experiments})
@@ -207,6 +275,8 @@ def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.
                                                    ("Claim", "claim"), *columns))]
                   if selected else ["None."])
         lines.append("")
+        if verdict == "deviates":
+            lines += validated_error(claims, groups)
 
     by_id = {i: list(group) for i, group in itertools.groupby(claims, lambda c: c["experiment"])}
     for paper, group in itertools.groupby(experiments, lambda e: e.paper):
@@ -238,12 +308,14 @@ def render(claims: list[dict], ids: list[str], preset: str, report_dir: pathlib.
 
 def build(claim_files: list[pathlib.Path], figure_files: list[pathlib.Path],
           table_files: list[pathlib.Path], preset: str, claims_out: pathlib.Path,
-          report_out: pathlib.Path, overview_out: pathlib.Path) -> None:
+          report_out: pathlib.Path, overview_out: pathlib.Path,
+          validation: pathlib.Path | None = None) -> None:
+    """``validation``: ``VALIDATION``'s dataset, where the run has it."""
     claims = load_claims(claim_files)
     ids = sorted(p.stem for p in claim_files)
     report = render(claims, ids, preset, report_out.parent,
                     {p.stem: p for p in figure_files}, {p.stem: p for p in table_files},
-                    overview_out)
+                    overview_out, validation_groups(validation))
     write_overview(claims, overview_out)
     with atomic(claims_out) as tmp:
         tmp.write_text(json.dumps(claims, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -269,7 +341,8 @@ def main(argv: list[str] | None = None) -> None:
     build(claim_files, [args.results / "figures" / f"{i}.png" for i in ids],
           [args.results / "tables" / f"{i}.md" for i in ids], args.preset,
           args.results / "claims.json", args.results / "REPORT.md",
-          args.results / "overview.png")
+          args.results / "overview.png",
+          args.results / "data" / f"{VALIDATION}.nc" if VALIDATION in ids else None)
 
 
 if "snakemake" in globals():  # run as the script of rule `summary`
@@ -278,6 +351,8 @@ if "snakemake" in globals():  # run as the script of rule `summary`
           [pathlib.Path(p) for p in snakemake.input.tables],  # noqa: F821
           snakemake.params.preset,  # noqa: F821
           pathlib.Path(snakemake.output.claims), pathlib.Path(snakemake.output.report),  # noqa: F821
-          pathlib.Path(snakemake.output.overview))  # noqa: F821
+          pathlib.Path(snakemake.output.overview),  # noqa: F821
+          pathlib.Path(snakemake.input.validation[0]) if snakemake.input.validation  # noqa: F821
+          else None)
 elif __name__ == "__main__":
     main()
