@@ -197,29 +197,45 @@ def mape(ds: xr.Dataset, role: str, category: str, device: str | None = None) ->
     return float(np.abs(ds.error.values[pick]).mean()) if pick.any() else None
 
 
+PANELS_PER_ROW = 3
+
+
 def plot(ds: xr.Dataset):
+    """Modeled against measured time per GPU (log-log), calibration rows hollow and validation
+    rows filled, each panel titled with its validation groups; a spare panel holds the legend."""
     devices = sorted(set(ds.device.values))
-    fig, axes = plt.subplots(1, len(devices), figsize=(4.2 * len(devices), 4.2), squeeze=False)
-    for ax, device in zip(axes[0], devices):
+    nrows = -(-(len(devices) + 1) // PANELS_PER_ROW)  # one more panel: the legend
+    fig, axes = plt.subplots(nrows, PANELS_PER_ROW, figsize=(4.6 * PANELS_PER_ROW, 4.6 * nrows),
+                             squeeze=False)
+    for ax, device in zip(axes.flat, devices):
         for category, color in COLORS.items():
             for role, face in (("calibration", "none"), ("validation", color)):
                 pick = ((ds.device.values == device) & (ds.category.values == category)
                         & (ds.role.values == role))
                 if pick.any():
-                    ax.scatter(ds.measured[pick], ds.modeled[pick], s=9, edgecolors=color,
-                               facecolors=face, linewidths=0.6, label=f"{category} ({role[:3]})")
+                    ax.scatter(ds.measured[pick], ds.modeled[pick], s=10, edgecolors=color,
+                               facecolors=face, linewidths=0.7)
         pick = ds.device.values == device
         lo, hi = float(ds.measured[pick].min()) / 2, float(ds.measured[pick].max()) * 2
         ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
-        lines = [f"{r['category']}: val {r['mape']:.1f} % ({r['rows']})" for r in summary(ds)
-                 if r["device"] == device and r["role"] == "validation"]
-        rows = ["; ".join(lines[i:i + 2]) for i in range(0, len(lines), 2)]  # fits the panel
-        ax.set(xscale="log", yscale="log", xlabel="measured (ms)", ylabel="modeled (ms)",
-               title="\n".join([device.upper(), *rows]))
-        ax.title.set_fontsize(7)
-        ax.legend(fontsize=5, loc="upper left")
-    fig.suptitle("lutcore.gpu vs public measurements (hollow: calibration sets, "
-                 "filled: validation sets)", fontsize=9)
+        lines = [f"{r['category']} {r['mape']:.1f} % ({r['rows']} rows"
+                 + (", too few)" if r["rows"] < MIN_ROWS else
+                    f", {'inside' if r['mape'] <= TRUSTED[r['category']] else 'outside'} "
+                    f"{TRUSTED[r['category']]:g} %)")
+                 for r in summary(ds) if r["device"] == device and r["role"] == "validation"]
+        ax.set(xscale="log", yscale="log", xlabel="measured (ms)", ylabel="modeled (ms)")
+        ax.set_title("\n".join([f"{device.upper()}: validation MAPE", *lines]), fontsize=8)
+    for ax in list(axes.flat)[len(devices):]:
+        ax.axis("off")
+    handles = [plt.Line2D([], [], ls="", marker="o", markeredgecolor=color,
+                          markerfacecolor=face, label=f"{category}, {role}")
+               for category, color in COLORS.items()
+               for role, face in (("calibration", "none"), ("validation", color))]
+    handles.append(plt.Line2D([], [], color="k", ls="--", lw=0.8, label="modeled = measured"))
+    axes.flat[len(devices)].legend(handles=handles, loc="center", fontsize=9, ncol=2,
+                                   title="category, role of the set")
+    fig.suptitle("lutcore.gpu against public measurements: calibration sets set its constants "
+                 "(hollow), validation sets never do (filled)", fontsize=11)
     fig.tight_layout()
     return fig
 
