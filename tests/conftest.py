@@ -15,7 +15,20 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # before any backend starts, and inherited by the pipeline runs and notebook kernels the tests
 # start. The results' bytes are checked as the workflow compiles: CI's regeneration
 # (tools/check_results.py).
-LIGHT_TEST_COMPILE = ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false")
+# The emitters' flag is the pinned jaxlib's (constraints.txt): XLA stops at start-up on a flag it
+# does not know, so with another jaxlib the tests keep its default emitters (slower, same checks).
+
+
+def _pinned_jaxlib() -> bool:
+    import importlib.metadata
+    import re
+
+    pin = re.search(r"^jaxlib==(\S+)", (ROOT / "constraints.txt").read_text(), re.MULTILINE)
+    return bool(pin) and importlib.metadata.version("jaxlib") == pin.group(1)
+
+
+LIGHT_TEST_COMPILE = ("--xla_backend_optimization_level=0",
+                      *(["--xla_cpu_use_fusion_emitters=false"] if _pinned_jaxlib() else []))
 os.environ["XLA_FLAGS"] = " ".join(filter(None, [os.environ.get("XLA_FLAGS"), *LIGHT_TEST_COMPILE]))
 
 # The pipeline's instruction-set pin (workflow/scripts/isa.py), before numpy or JAX is imported:
