@@ -303,12 +303,12 @@ def test_trt_layer_profiler_timing_adds_its_fixed_cost():
 
 
 def test_smoothquant_tactics_run_as_dispatched():
-    """T9: 6 tiles x 4 stage counts, K never split (the launcher passes a batch count of 1), the
-    128 x 64 tactic a 128 x 128 CTA tile; at M = 16 with N = 1024 (8 output tiles of 32 x 128
-    for 108 SMs) no split factor is picked."""
+    """T9: 6 tiles x 4 stage counts and the CUDA kernel's row, K never split (the launcher
+    passes a batch count of 1), the 128 x 64 tactic a 128 x 128 CTA tile; at M = 16 with N =
+    1024 (8 output tiles of 32 x 128 for 108 SMs) no split factor is picked."""
     table = _tile_tables.trtllm_int8_candidates()
-    assert len(table["tm"]) == 6 * 4 and set(table["split"]) == {1.0}
-    tiles = set(zip(table["tm"], table["tn"]))
+    assert len(table["tm"]) == 6 * 4 + 1 and set(table["split"]) == {1.0}
+    tiles = set(zip(table["tm"][table["cuda_core"] == 0], table["tn"][table["cuda_core"] == 0]))
     assert (128.0, 64.0) not in tiles and (128.0, 128.0) in tiles
     skinny = gpu.gemm_latency(gpu.A100, "trtllm_smoothquant", 16, 1024, 4096, act="int8",
                               weight_bits=8)

@@ -74,12 +74,13 @@ def test_loop_time_is_its_waits_and_the_floor_binds_exactly_past_its_loads_in_fl
 def test_the_loops_whose_source_waits_so_carry_the_floor():
     """T14 on fpA_intB (T6), Marlin (T7), TensorRT-LLM's sm80 weight-only tactics (T8 group 1),
     its SmoothQuant tactics (T9) and CUTLASS's own kernels on the SM80 library tiles (the
-    mixed-input ``dequant``); not on the GEMV, the sm90 tiles, the LUT kernels' tiles or
-    cuBLAS's (its waits are not public)."""
+    mixed-input ``dequant``); not on the plugins' CUDA kernels (T8's GEMV, T9's), the sm90
+    tiles, the LUT kernels' tiles or cuBLAS's (its waits are not public)."""
     wo = _tile_tables.trtllm_weight_only_candidates()
     assert np.array_equal(wo["multistage"], (wo["group"] == 1).astype(float))
-    for table in (_tile_tables.fpa_intb_candidates(), _tile_tables.trtllm_int8_candidates(),
-                  _tile_tables.marlin_candidates()):
+    sq = _tile_tables.trtllm_int8_candidates()
+    assert np.array_equal(sq["multistage"], 1 - sq["cuda_core"])
+    for table in (_tile_tables.fpa_intb_candidates(), _tile_tables.marlin_candidates()):
         assert (table["multistage"] == 1).all()
     cutlass = _tile_tables.library_candidates(True)
     assert np.array_equal(cutlass["multistage"], (cutlass["group"] == 1).astype(float))

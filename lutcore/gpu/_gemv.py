@@ -1,4 +1,6 @@
-"""TensorRT-LLM's batched weight-only GEMV (``_tiles`` T8's CUDA kernel), priced from its source:
+"""TensorRT-LLM's plugins' CUDA kernels (``_tiles`` T8's and T9's), priced from their source.
+
+T8's batched weight-only GEMV:
 NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/weightOnlyBatchedGemv/ (kernel.h@0875817,
 utility.h@1488f3f, details.h and kernelDispatcher.h@16d2467, kernelLauncher.h@1a63c05,
 converter.h@3585984).
@@ -15,6 +17,12 @@ operand selector). No tensor-core work: the SM's issue slots and FP16 lanes run 
 boost clock (``GPUSpec.boost_clock``, as ``vector_flops``). After the loop every thread's
 rows x 8 accumulators are reduced across the warp by shuffles (``warp_reduce_sum``: xor 16, 8, 1,
 and 4 / 2 unless the interleave covers them), then across the 4 warps through shared memory.
+
+T9's SmoothQuant kernel (weightOnlyBatchedGemv/int8SQ.cu@3585984, ``int8_sq``), which the
+plugin runs for every M <= 4: a CTA of 128 threads holds all M token rows and 2 weight rows;
+each thread loads 16 INT8 of both weight rows and of every token row a step (int4 loads) and
+accumulates them with one DP4A per 4 products, walking K in steps of 16 x 128; then five xor
+shuffles per accumulator and a shared-memory sum over the 4 warps (``sq_gemv_clocks``).
 """
 
 from __future__ import annotations
@@ -61,3 +69,28 @@ def gemv_clocks(hw, c: dict, k_pad, m, dequant_ops: tuple):
     shuffles = 5 - (interleave >= 2) - (interleave == 4)  # warp_reduce_sum's xor steps
     reduce = GEMV_THREADS * rows * GEMV_CTA_N * shuffles / SHUFFLE_LANES
     return (main + reduce) * hw.clock / hw.boost_clock
+
+
+SQ_STEP_K = 16  # int8SQ.cu: kStepK, the INT8 a thread loads per operand row a step (an int4)
+DP4A_MACS = 4  # products one DP4A accumulates
+
+
+def sq_gemv_clocks(hw, c: dict, k_pad, m):
+    """Clocks of the SM clock ``hw.clock`` one ``int8_sq`` CTA of ``c["tn"]`` weight rows x
+    ``k_pad`` takes on the CUDA cores for min(m, ``c["tm"]``) token rows (module doc): its
+    loads and DP4As on the issue slots, the DP4As on the INT32 lanes (the busier), then the
+    warp reduction's shuffles, at the boost clock."""
+    rows = jnp.minimum(m, c["tm"])
+    dp4a = rows * c["tn"] * k_pad / DP4A_MACS
+    loads = (rows + c["tn"]) * k_pad / SQ_STEP_K
+    main = jnp.maximum((dp4a + loads) / ISSUE_LANES, dp4a / hw.int32_lanes)
+    reduce = GEMV_THREADS * rows * c["tn"] * 5 / SHUFFLE_LANES  # xor 16, 8, 4, 2, 1
+    return (main + reduce) * hw.clock / hw.boost_clock
+
+
+# ``Work.tiles[0]`` -> the clocks of its plugin's CUDA kernel (its ``cuda_core`` candidates)
+CUDA_KERNEL_CLOCKS = {
+    "trtllm_weight_only": lambda hw, c, k_pad, m, work: gemv_clocks(hw, c, k_pad, m,
+                                                                     work.rs_dequant_ops),
+    "trtllm_int8": lambda hw, c, k_pad, m, work: sq_gemv_clocks(hw, c, k_pad, m),
+}

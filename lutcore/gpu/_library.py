@@ -37,9 +37,10 @@ TIMINGS = ("events", "trt_layer_profiler")
 OUTPUT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "int32": 4, "int8": 1, "fp8": 1}
 # Seconds each timing adds: the profiler's fixed cost per layer, calibrated by
 # tools/calibrate_gpu.py on the M <= 4 rows of the TensorRT plugins' A100 GEMMs
-# (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work, the GEMV's, _gemv);
+# (aiconfigurator_a100_sxm.yaml, role calibration: the rows of least work, the plugins' CUDA
+# kernels', _gemv);
 # taken by every GPU (the profiler is host-side software, the same on each).
-TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 4.626e-6}
+TIMING_OVERHEAD = {"events": 0.0, "trt_layer_profiler": 5.334e-6}
 QUANT_BITS = (1, 2, 3, 4, 8)  # quantized weight widths the mixed-precision kernels accept
 LUT_GROUP = 4  # activations per LUT Tensor Core table (K = 4, §4.2.1)
 LUT_GEMM_MU = 8  # LUT-GEMM sub-vector length mu = 8 (Park et al. 2023, §3: 2^8-entry tables)

@@ -137,7 +137,7 @@ FP8_H200 = FP8_H100 * MAMF_FP8_H200 / MAMF_FP8_H100
 # priced); the RTX 3090
 # (the same third-generation tensor core) takes it. (Before these measurements it was the
 # 16-bit fraction times C1's Hopper FP8 / BF16 ratio, 0.697.)
-INT8_A100 = 0.8679
+INT8_A100 = 0.8724
 # TensorRT-LLM's own 16-bit rate (its release's cuBLAS), calibrated on the compute-bound
 # (M >= 1024) BF16 GEMMs of C5 (H100) and C6 (A100): the same shapes run 6-11 % faster there
 # than in C2's older PyTorch / cuBLAS on an H100 (median 7.5 % at M >= 1024), so the rate is the

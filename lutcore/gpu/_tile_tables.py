@@ -2,7 +2,8 @@
 the tile lists, one table builder per library, and ``candidate_table``, which ``Work.tiles``
 names. Every table is a dict of float arrays tm, tn, tk, stages (0: as many as fit), wm, wn
 (MMA group tile), warps (per CTA), group (warps per MMA), split, streamk, multistage (1: the
-main loop is CUTLASS's sm80 multistage loop, whose cp.async waits floor a k-tile, T14)."""
+main loop is CUTLASS's sm80 multistage loop, whose cp.async waits floor a k-tile, T14),
+cuda_core (1: a plugin's CUDA kernel, no tensor-core work: T8's and T9's GEMVs)."""
 
 from __future__ import annotations
 
@@ -44,12 +45,18 @@ TRTLLM_WO_SM90_STREAMK_N = 128
 TRTLLM_INT8_TILES = ((32, 128, 64, 32, 32), (64, 128, 64, 64, 32), (128, 128, 64, 64, 32),
                      (64, 64, 128, 32, 64), (128, 256, 64, 64, 64), (256, 128, 64, 64, 64))
 TRTLLM_INT8_STAGES = (3, 4, 5, 6)
+# T9's CUDA kernel (weightOnlyBatchedGemv/int8SQ.cu@3585984, algo_tactic_dispatcher): CtaM = M
+# token rows (1-4), CtaN = 2 weight rows, 128 threads each taking 16 INT8 (an int4 load) a
+# step, so a CTA's k-slab is 16 x 128; the plugin runs it for every M <= 4
+TRTLLM_SQ_GEMV_TILE = (4, 2, 16 * 128)
+TRTLLM_SQ_GEMV_MAX_M = 4
 
 
 
 def _table(rows) -> dict[str, np.ndarray]:
     names = ("tm", "tn", "tk", "stages", "wm", "wn", "warps", "group", "split", "streamk",
-             "multistage")
+             "multistage", "cuda_core")
+    rows = [row if len(row) == len(names) else (*row, 0) for row in rows]  # tensor-core rows
     return dict(zip(names, np.array(rows, dtype=float).T))
 
 
@@ -103,7 +110,7 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
     1: SM80 only), the sm90 tiles (group 4: the MMA group tile is a consumer warpgroup's 64
     weight rows x the CTA's tokens; three warpgroups; auto stages; stream-K for 128 weight
     rows where the scheduler's heuristic decomposes so, ``_tiles.streamk_units``)."""
-    gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0, 0) for tm, tn in TRTLLM_WO_GEMV_TILES]
+    gemv = [(tm, tn, 64, 2, tm, tn, 4, 0, 1, 0, 0, 1) for tm, tn in TRTLLM_WO_GEMV_TILES]
     sm80 = [(tm, tn, 64, stages, tm, tn / 4, 4, 1, split, 0, 1)
             for (tm, tn), stages, split in itertools.product(
                 TRTLLM_WO_TILES, TRTLLM_WO_STAGES, TRTLLM_WO_SPLITS)]
@@ -114,10 +121,13 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
 
 @functools.cache
 def trtllm_int8_candidates() -> dict[str, np.ndarray]:
-    """T9 tactics: each tile (as dispatched) at each stage count, K unsplit."""
+    """T9 tactics: each tile (as dispatched) at each stage count, K unsplit; then its CUDA
+    kernel (4 warps, registers only: 2 stages as T8's GEMV)."""
+    tm, tn, tk = TRTLLM_SQ_GEMV_TILE
     return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0, 1)
                    for (tm, tn, tk, wm, wn), stages in itertools.product(
-                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)])
+                       TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)]
+                  + [(tm, tn, tk, 2, tm, tn, 4, 0, 1, 0, 0, 1)])
 
 
 # ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``

@@ -112,7 +112,10 @@ T9 TensorRT-LLM's SmoothQuant INT8 GEMM plugin (plugins/smoothQuantGemmPlugin: p
    the 128 x 64 tactic dispatches a 128 x 128 CTA tile (warps 64 x 32), the launcher passes a
    batch count of 1 (GemmUniversalMode::kBatched), so no tactic splits K; sm80 mma.sync
    kernels on every GPU (dispatchToArch: Sm80 for sm 80-90; its sm90 tactics would need the
-   HOPPER flag, which the INT8 runner does not set).
+   HOPPER flag, which the INT8 runner does not set). For every M <= 4 the plugin runs its CUDA
+   kernel instead, unprofiled (SmoothQuantGemmPlugin::enqueue, ``if (m <= 4)`` ->
+   ``smooth_quant::int8_sq_launcher``, in the 1.x plugin, the version of the "TensorRT LLM"
+   rename; ``_gemv.sq_gemv_clocks``), and the CUTLASS tactics only above.
 T11 TensorRT-LLM's GEMM plugins (weight-only, SmoothQuant) pick their tactic from a profile
    (plugins/common/gemmPluginProfiler.cpp@c85e872): the engine build times every tactic at
    the powers of two up to the next one at or above its largest M (at most MAX_PROFILE_M,
@@ -158,17 +161,17 @@ T7 Marlin (IST-DASLab/marlin@512f1b1, marlin/marlin_cuda_kernel.cu): 8 warps, 4 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from ._gemv import gemv_clocks, gemv_columns
+from ._gemv import CUDA_KERNEL_CLOCKS, gemv_columns
 from ._multistage import multistage_clocks
 from ._rsloop import rs_ktile
 from ._streamk import serial_fixup, streamk_units
 from ._ties import timed_choice
-from ._tile_tables import STAGES, candidate_table
+from ._tile_records import GemmLatency, Hardware, Occupancy, Pipes, Traffic, Work
+from ._tile_tables import STAGES, TRTLLM_SQ_GEMV_MAX_M, candidate_table
 
 MAX_STAGES = 8  # T2: auto stage count, capped (CUTLASS 3 sm90 collective builders)
 BASE_REGISTERS = 32  # per thread: addresses, loop counters, predicates (first-principles estimate)
@@ -185,127 +188,7 @@ MARLIN_ROWS_PER_LAUNCH = 1024  # 64 rows x max_par 16 (marlin/__init__.py mul's 
 MAX_PROFILE_M, PROFILED_EVERY_M_BELOW = 8192, 16
 # T8's GEMV: the largest M its plugin profiles it at
 TRTLLM_WO_GEMV_MAX_M = 15
-
-class Hardware(NamedTuple):
-    """The numbers of a ``GPUSpec`` and operand formats the tile model uses, as arrays, so one
-    compilation serves every GPU variant (LUT scale, DRM) and weight width."""
-
-    sms: jnp.ndarray
-    clock: jnp.ndarray  # SM clock, Hz
-    boost_clock: jnp.ndarray  # Hz, of work without tensor cores (the GEMV, LUT-GEMM)
-    registers: jnp.ndarray  # bytes per SM
-    max_registers_per_thread: jnp.ndarray
-    smem: jnp.ndarray  # bytes per SM
-    smem_bytes_per_clock: jnp.ndarray
-    fp16_lanes: jnp.ndarray
-    int32_lanes: jnp.ndarray
-    l2: jnp.ndarray  # bytes
-    l2_bandwidth: jnp.ndarray  # bytes / s
-    dram_bandwidth: jnp.ndarray  # bytes / s a GEMM kernel streams at
-    cuda_core_flops: jnp.ndarray  # FLOP / s
-    kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
-    dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
-    wgmma_latency: jnp.ndarray  # SM clocks, a wgmma's issue to its result (T12)
-    smem_latency: jnp.ndarray  # SM clocks of a dependent shared-memory load (T12)
-    tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
-    mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
-    a_bytes: jnp.ndarray  # bytes per A element as streamed (tables for the LUT Tensor Core)
-    w_bytes: jnp.ndarray  # bytes per weight as streamed (incl. dequantization scales)
-    weight_bits: jnp.ndarray
-    macs: jnp.ndarray  # MACs (LUT: MAC-equivalents) per SM per clock, x achievable fraction
-    accumulator_bytes: jnp.ndarray  # bytes per accumulator (registers, split-K partial sums)
-    out_bytes: jnp.ndarray  # bytes per output element written (D)
-    c_bytes: jnp.ndarray  # bytes per output element read before (C, beta != 0; else 0)
-
-
-class Work(NamedTuple):
-    """A kernel as the tile model sees it (hashable: a static argument of ``tile_model``).
-    ``tiles``: ``("library",)`` for the T1/T2 tensor-core tiles (``("library", True)``: CUTLASS's
-    own kernels, T14), ``("fpa_intb",)`` /
-    ``("marlin",)`` for those kernels' own (T6, T7), or ``("custom", warp_m, warp_n)`` for
-    kernel-specific warp tiles (``_tile_tables.custom_candidates``;
-    ``_tile_tables.CANDIDATE_TABLES``); ``lookup_mu`` > 0 for
-    LUT-GEMM's software tables (2^mu FP16 entries per mu activations, each lookup one LDS of
-    expected serialization ``lookup_conflict`` and ``lookup_fp_ops`` FMAs); ``dequant_ops``:
-    (INT32, FP16) CUDA-core ops per weight converted; ``rs_dequant_ops``: those of its sm90
-    register-sourced tiles where their main loop's source was read (T12; (0, 0): as
-    ``dequant_ops``, T12's chain without them), also its GEMV's (T8, the same converter);
-    ``persistent``: the persistent stream-K
-    kernels (T4) are candidates (False: one CTA per output tile, as a grid-of-tiles kernel);
-    ``serial_store``: the SM90 tiles store their output after their mainloop (T5);
-    ``selection``: ``"fastest"`` (an autotuner's pick), ``"cutlass_heuristic"`` (T6),
-    ``"marlin"`` (by M, T7), ``"profiled"`` (the fastest at ``profiled_m``, T11) or
-    ``"engine"`` (a TensorRT engine's: the fastest at ``tuned_at`` rows, T13);
-    ``profiled_below``: with ``"profiled"``, the M below which the plugin profiled every M
-    (the weight-only plugin: ``PROFILED_EVERY_M_BELOW``; 1: powers of two only, T11);
-    ``tuned_at``: with ``"engine"``, the rows of its optimization profile's optimum;
-    ``ctas_per_sm``: a fixed residency (0: as resources allow);
-    ``rows_per_launch``: M beyond it runs as launches of equal rows, one after another (0: one
-    launch); ``boost_clock``: no tensor-core work, so the max boost clock (``_library.Kernel``)."""
-
-    tiles: tuple = ("library",)
-    lookup_mu: int = 0
-    lookup_conflict: float = 1.0
-    lookup_fp_ops: float = 0.0
-    dequant_ops: tuple = (0.0, 0.0)
-    rs_dequant_ops: tuple = (0.0, 0.0)
-    persistent: bool = True
-    serial_store: bool = False
-    selection: str = "fastest"
-    profiled_below: int = 1
-    tuned_at: float = 0.0
-    ctas_per_sm: int = 0
-    rows_per_launch: int = 0
-    boost_clock: bool = False
-
-
-class Occupancy(NamedTuple):
-    registers: jnp.ndarray  # per thread
-    accumulators: jnp.ndarray  # of them, registers per thread holding the MMA group's outputs
-    threads: jnp.ndarray  # per CTA
-    stages: jnp.ndarray
-    smem: jnp.ndarray  # bytes per CTA
-    ctas: jnp.ndarray  # resident per SM (>= 1)
-    feasible: jnp.ndarray
-
-
-class Pipes(NamedTuple):
-    """SM clocks of one tile on each pipe."""
-
-    compute: jnp.ndarray
-    cuda_core: jnp.ndarray
-    smem: jnp.ndarray
-
-
-class Traffic(NamedTuple):
-    tiles: jnp.ndarray
-    waves: jnp.ndarray
-    l2_bytes: jnp.ndarray
-    dram_bytes: jnp.ndarray
-    out_bytes: jnp.ndarray  # of them, the output's (D written once, C read where beta != 0)
-
-
-class GemmLatency(NamedTuple):
-    """Latency (s) and its components (s) of one kernel; ``tile_*``/``split_k`` the chosen CTA
-    tile, ``warp_*`` its MMA group tile, ``waves`` over the SMs, ``registers`` per thread of the
-    chosen tile. All arrays broadcast like m, n, k."""
-
-    seconds: jnp.ndarray
-    compute: jnp.ndarray
-    cuda_core: jnp.ndarray
-    smem: jnp.ndarray
-    l2: jnp.ndarray
-    dram: jnp.ndarray
-    precompute: jnp.ndarray
-    waves: jnp.ndarray
-    tile_m: jnp.ndarray
-    tile_n: jnp.ndarray
-    tile_k: jnp.ndarray
-    warp_m: jnp.ndarray
-    warp_n: jnp.ndarray
-    split_k: jnp.ndarray
-    registers: jnp.ndarray
-
+BARE_WORK = Work()  # the library's tensor-core tiles, as an autotuner picks them
 
 def marlin_tile(m):
     """Index into ``marlin_candidates`` of the tile Marlin runs for M rows (of one launch)."""
@@ -357,7 +240,8 @@ def conversion_ops(c: dict, work: Work):
 
 def pipe_times(hw: Hardware, c: dict, k, occ: Occupancy, work: Work, m=1.0) -> Pipes:
     """SM clocks of one tile (``m`` rows, its split's share of ``k`` in whole k-slabs) on the
-    tensor, CUDA-core and shared-memory pipes; T8's GEMV on the CUDA cores alone (``_gemv``)."""
+    tensor, CUDA-core and shared-memory pipes; T8's and T9's CUDA kernels on the CUDA cores
+    alone (``_gemv``)."""
     k_pad = jnp.ceil(jnp.ceil(k / c["split"]) / c["tk"]) * c["tk"]
     tile_macs = c["tm"] * c["tn"] * k_pad
     fill = k_pad * (c["tm"] * hw.a_bytes + c["tn"] * hw.w_bytes)
@@ -379,9 +263,9 @@ def pipe_times(hw: Hardware, c: dict, k, occ: Occupancy, work: Work, m=1.0) -> P
     # group along M converts the columns it reads (CUTLASS mixed-input GEMM, Marlin).
     converted = c["tn"] * k_pad * c["tm"] / c["wm"]
     cuda = jnp.maximum(converted * int_ops / hw.int32_lanes, converted * fp_ops / hw.fp16_lanes)
-    if work.tiles[0] == "trtllm_weight_only":  # T8: its GEMV, registers only, no tensor cores
-        gemv = c["group"] == 0
-        clocks = gemv_clocks(hw, c, k_pad, m, work.rs_dequant_ops)
+    if work.tiles[0] in CUDA_KERNEL_CLOCKS:  # T8, T9: a CUDA kernel, registers only
+        gemv = c["cuda_core"] == 1
+        clocks = CUDA_KERNEL_CLOCKS[work.tiles[0]](hw, c, k_pad, m, work)
         compute, smem = (jnp.where(gemv, 0.0, x) for x in (compute, smem))
         cuda = jnp.where(gemv, clocks, cuda)
     return Pipes(compute, cuda, smem)
@@ -510,8 +394,10 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
         useful_split &= (c["split"] == 1) | (moved.tiles / c["split"] < hw.sms)
     if choosing and work.tiles[0] == "library":  # T4: a full wave (Marlin's walk is T7's)
         useful_split &= (c["streamk"] == 0) | (moved.tiles >= hw.sms * occ.ctas)
+    if work.tiles[0] == "trtllm_int8":  # T9: its CUDA kernel at every M <= 4, never above
+        useful_split &= (c["cuda_core"] == 1) == (m <= TRTLLM_SQ_GEMV_MAX_M)
     if trtllm:  # T8: the GEMV one more tactic below M = 16
-        gemv = c["group"] == 0
+        gemv = c["cuda_core"] == 1
         useful_split &= ~gemv | (m <= TRTLLM_WO_GEMV_MAX_M)
         useful_split &= ~gemv | (c["tn"] == gemv_columns(hw))  # its layout's CTA width
         # its interleaved weight layout needs each split's K a whole number of k-slabs
@@ -559,7 +445,7 @@ def profiled_m(m, every_below: int = 1):
 
 
 @functools.partial(jax.jit, static_argnames=("work",))
-def tile_model(hw: Hardware, m, n, k, *, work: Work = Work(), tie=None) -> GemmLatency:
+def tile_model(hw: Hardware, m, n, k, *, work: Work = BARE_WORK, tie=None) -> GemmLatency:
     """The tile model of the kernel ``work`` on ``hw`` for m x n x k (arrays, broadcast; jit- and
     vmap-able). Returns ``GemmLatency`` (``precompute`` zero). ``tie``: None, or (margin, side)
     of the timed selections' near-ties what-if (``timed_choice``; traced: one compilation serves
