@@ -123,11 +123,11 @@ def trtllm_weight_only_candidates() -> dict[str, np.ndarray]:
 def trtllm_int8_candidates() -> dict[str, np.ndarray]:
     """T9 tactics: each tile (as dispatched) at each stage count, K unsplit; then its CUDA
     kernel (4 warps, registers only: 2 stages as T8's GEMV)."""
-    tm, tn, tk = TRTLLM_SQ_GEMV_TILE
+    rows, cols, slab = TRTLLM_SQ_GEMV_TILE
     return _table([(tm, tn, tk, stages, wm, wn, (tm // wm) * (tn // wn), 0, 1, 0, 1)
                    for (tm, tn, tk, wm, wn), stages in itertools.product(
                        TRTLLM_INT8_TILES, TRTLLM_INT8_STAGES)]
-                  + [(tm, tn, tk, 2, tm, tn, 4, 0, 1, 0, 0, 1)])
+                  + [(rows, cols, slab, 2, rows, cols, 4, 0, 1, 0, 0, 1)])
 
 
 # ``Work.tiles[0]`` -> the builder of its candidate table, given the rest of ``Work.tiles``
