@@ -242,7 +242,7 @@ def test_gemv_is_a_profiled_tactic_not_a_fixed_path():
         pipes = _tiles.pipe_times(hw, c, 16384.0, occ, work, m)
         totals = _tiles.candidate_totals(hw, c, occ, pipes, *(np.array([[x]]) for x in
                                                                (m, 16384.0, 16384.0)), work)[0]
-        gemv = np.asarray(totals)[0][c["group"] == 0]
+        gemv = np.asarray(totals)[0][c["cuda_core"] == 1]
         if m == 1.0:
             assert float(picked.seconds) <= np.min(gemv) < np.inf
         else:
