@@ -39,6 +39,7 @@ ISSUE_LANES = 4 * 32
 # Warp shuffle results per SM per clock (CUDA C++ Programming Guide, "Arithmetic
 # Instructions" throughput table: 32 for compute capability 8.x and 9.0)
 SHUFFLE_LANES = 32
+WARP_XOR_STEPS = 5  # a sum across a warp's 32 lanes: xor 16, 8, 4, 2, 1
 
 
 def gemv_interleave(hw):
@@ -66,7 +67,7 @@ def gemv_clocks(hw, c: dict, k_pad, m, dequant_ops: tuple):
     main = jnp.maximum(jnp.maximum(issue / ISSUE_LANES, fp16 / hw.fp16_lanes),
                        int32 / hw.int32_lanes)
     interleave = gemv_interleave(hw)
-    shuffles = 5 - (interleave >= 2) - (interleave == 4)  # warp_reduce_sum's xor steps
+    shuffles = WARP_XOR_STEPS - (interleave >= 2) - (interleave == 4)  # less the interleave's
     reduce = GEMV_THREADS * rows * GEMV_CTA_N * shuffles / SHUFFLE_LANES
     return (main + reduce) * hw.clock / hw.boost_clock
 
@@ -84,7 +85,7 @@ def sq_gemv_clocks(hw, c: dict, k_pad, m):
     dp4a = rows * c["tn"] * k_pad / DP4A_MACS
     loads = (rows + c["tn"]) * k_pad / SQ_STEP_K
     main = jnp.maximum((dp4a + loads) / ISSUE_LANES, dp4a / hw.int32_lanes)
-    reduce = GEMV_THREADS * rows * c["tn"] * 5 / SHUFFLE_LANES  # xor 16, 8, 4, 2, 1
+    reduce = GEMV_THREADS * rows * c["tn"] * WARP_XOR_STEPS / SHUFFLE_LANES
     return (main + reduce) * hw.clock / hw.boost_clock
 
 
