@@ -30,7 +30,15 @@ analysis: nothing here sets a constant, and no validation row sets anything.
 4. The wait depth. Under the source's waits (``warpgroup_wait<K_BLOCK_MAX - type_factor / 2>``,
    ``_rsloop.rs_cycles``) the measured k-tile needs a different wgmma latency per width; if
    each k-block's wgmma retired before the next k-block issued (a serial chain: 4 latencies, the
-   LDS and every conversion per k-tile), one latency fits both widths.
+   LDS and every conversion per k-tile), one latency fits both widths. The binary keeps the
+   source's waits: the launcher and collective as flashinfer vendors them (flashinfer-ai/
+   flashinfer@fb28d72 csrc/nv_internal, matching TensorRT-LLM@2a9abd9's launcher and @1bced69's
+   ``mma``) on CUTLASS b46b16d, compiled for sm_90a (CUDA 12.9 and 13.0 ptxas; FP16 x INT8 /
+   INT4, per-column scales, CTAs 64 and 128 weight rows x 16 and 64 tokens, the launcher's own
+   schedules) give no ptxas serialization message (C7510-C7517), 168 registers without spills,
+   and in SASS one ``WARPGROUP.DEPBAR.LE gsb0`` per source wait, 0x3 (INT8) / 0x2 (INT4) after
+   each k-block's HGMMA, never 0x0 in the loop; the four A buffers are distinct registers.
+   So the serial chain is not what the compiler made of the loop.
 
 Usage: PYTHONPATH=. python tools/rs_ktile_candidates.py
 """

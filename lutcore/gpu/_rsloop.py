@@ -9,8 +9,9 @@ above this loop only on tiles whose MACs take longer), the per-channel scales (a
 stage, one LDS a k-tile beside the weights' LDS) and the barriers (a try_wait a k-tile early,
 a release without a wait). The H200 rows' 311-394 clocks a k-tile would need a wgmma latency of
 286-349 clocks for INT8 but 208-251 for INT4 under these waits; a chain that retired each
-k-block's wgmma before issuing the next would need 53-75 for both. No source read says the
-binary runs so, and none gives an RS m64nNk16's latency at N <= 256 beyond m64n256k16's."""
+k-block's wgmma before issuing the next would need 53-75 for both, but the compiled kernel
+keeps these waits (no ptxas serialization; SASS waits 0x3 / 0x2 after each k-block: the tool's
+candidate 4), and no source gives an RS m64nNk16's latency at N <= 256 beyond m64n256k16's."""
 
 from __future__ import annotations
 
