@@ -9,7 +9,10 @@ analysis: nothing here sets a constant, and no validation row sets anything.
    CollectiveBuilderInterleaved (sm90_gmma_builder_interleaved.inl@e6a656f), which calls
    CUTLASS's ``compute_stage_count_or_override_single_affine_transformed_input``
    (cutlass@7107b05 sm90_gmma_builder.inl): (232448 B - carveout) / (weights + activations +
-   one row of scales, rounded up to 128 B, + 16 B of barriers); no cap. The producer
+   one row of scales, rounded up to 128 B, + 16 B of barriers); no cap (the compile of
+   candidate 4 gives INT8 / INT4 36 / 53 stages at 64 x 16, 21 / 35 at 128 x 16, 17 / 21 at
+   64 x 64, 12 / 17 at 128 x 64: 0-2 above ``builder_stages``, whose epilogue carveout is an
+   upper bound, so the floors below are if anything high). The producer
    (``load`` in sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69)
    acquires a free stage and issues its TMA loads without waiting for earlier ones. The
    collector runs three FP16 Linear layers of 12288 x 12288 before the plugin layer

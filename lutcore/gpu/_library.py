@@ -64,7 +64,9 @@ FPA_INTB_DEQUANT = {4: (2 * 5 / 8, 2 * (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 # collective/sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp@1bced69,
 # transform_A_kblock; interleaved_numeric_conversion.h) converts each weight once per CTA tile:
 # INT4 a shift and 4 LOP3 (INT32), 2 HSUB2 + 2 HFMA2 per 8, INT8 2 PRMT and 2 HSUB2 per 4, then
-# the scale, one HMUL2 per 2 weights (``_tiles`` T12); its GEMV converts alike
+# the scale, one HMUL2 per 2 weights (``_tiles`` T12; its compiled loop, tools/
+# rs_ktile_candidates.py candidate 4, has per thread and k-tile of 32 weights INT8 16 PRMT,
+# 16 HADD2, 16 HMUL2 and INT4 4 SHF + 16 LOP3, 8 HADD2 + 8 HFMA2, 16 HMUL2); its GEMV converts alike
 # (weightOnlyBatchedGemv/converter.h: the same converter, and one HFMA2 per 2 for the scale)
 RS_DEQUANT = {4: (5 / 8, (8 + 8) / 8), 8: (2 / 4, (4 + 4) / 4)}
 # Marlin per INT4 weight (marlin_cuda_kernel.cu ``dequant``): a shift and 4 LOP3, 2 HSUB2 + 2
