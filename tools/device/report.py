@@ -1,0 +1,139 @@
+"""Reads what ``tools/device/run.sh`` wrote on the device machine and prints what issue 30 asks
+of it (an analysis: nothing here sets a constant):
+
+- ``wgmma_chain.jsonl``: SM clocks per wgmma for every variant, and per 64-deep k-tile (four
+  k-blocks) for the variants shaped like the weight-only loop (A from registers, the loop's
+  conversion before each fence, wait 3 as INT8 and 2 as INT4), beside the H200 rows' 311-394;
+- ``rs_gemm.jsonl``: per tactic, the slope of the device time over K at N = 4096 (a CTA's time
+  per k-tile: 64-row tactics, whose persistent scheduler keeps one tile a CTA there) in ns and
+  in SM clocks at the median clock ``clocks.csv`` sampled under load; and per H200 weight-only
+  row, the time of the tactic TensorRT-LLM's plugin would run (the fastest by device time at
+  the power of two at or above M, its ``getBestConfig``), as its per-layer profiler sees it,
+  beside the H200's measured row.
+
+Usage: python3 tools/device/report.py DIR   (DIR: the files that came back from run.sh)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import pathlib
+import statistics
+import sys
+
+import numpy as np
+import yaml
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from shapes import REFERENCE, SWEEP_N  # noqa: E402  (tools/device/shapes.py)
+
+K_TILE = 64  # the launcher's CTA k-slab: 128 B of FP16 activations
+LOADED_CLOCK = 0.5  # clocks.csv samples above this fraction of the run's highest are under load
+
+
+def read_jsonl(path: pathlib.Path) -> tuple[dict, list[dict]]:
+    """(the header line, the records) of one benchmark's output."""
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not lines:
+        raise SystemExit(f"{path}: empty (see {path.with_suffix('.err')})")
+    return lines[0], lines[1:]
+
+
+def loaded_sm_clock(path: pathlib.Path) -> float:
+    """The median SM clock (Hz) of the samples taken under load (``LOADED_CLOCK``)."""
+    mhz = [float(row[1].split()[0]) for row in csv.reader(path.read_text().splitlines())
+           if len(row) >= 2 and row[1].strip().split()[0].replace(".", "").isdigit()]
+    if not mhz:
+        raise SystemExit(f"{path}: no SM clock samples")
+    return statistics.median([x for x in mhz if x >= LOADED_CLOCK * max(mhz)]) * 1e6
+
+
+def chain_lines(records: list[dict]) -> list[str]:
+    """Clocks per wgmma per variant, and the k-tile (4 wgmmas) of the loop-shaped variants."""
+    lines = ["wgmma chains: clocks per wgmma (1 CTA / every SM)"]
+    keyed: dict[tuple, dict] = {}
+    for r in records:
+        key = (r["mode"], r["n"], r["wait"], r["chains"], r["convert"], r["warpgroups"])
+        keyed.setdefault(key, {})[r["ctas"]] = r["clocks_per_wgmma"]
+    for (mode, n, wait, chains, convert, groups), by_ctas in sorted(keyed.items()):
+        cells = " / ".join(f"{by_ctas[c]:7.1f}" for c in sorted(by_ctas))
+        loop = ""
+        if mode == "rs" and convert and chains == 1:
+            loop = f"   k-tile {4 * min(by_ctas.values()):.0f} clk (INT8-shaped, wait {wait})"
+        lines.append(f"  {mode} n{n:<3} wait {wait} chains {chains} "
+                     f"{'convert' if convert else 'raw    '} wg {groups}: {cells}{loop}")
+    return lines
+
+
+def slope_lines(records: list[dict], sm_clock: float) -> list[str]:
+    """Per 64-row tactic and M of the K sweep: the least-squares slope of the device time over
+    k-tiles (the graph time, else the back-to-back one)."""
+    lines = [f"rs_gemm: time per k-tile at N = {SWEEP_N} (64-row tactics, SM clock "
+             f"{sm_clock / 1e9:.2f} GHz)"]
+    sweep: dict[tuple, list] = {}
+    for r in records:
+        if r["n"] == SWEEP_N and r["cta_m"] == 64 and "error" not in r:
+            device = r["graph_us"] or r["stream_us"]
+            sweep.setdefault((r["tactic"], r["m"]), []).append((r["k"] / K_TILE, device))
+    for (tactic, m), points in sorted(sweep.items()):
+        if len(points) < 3:
+            continue
+        tiles, us = np.array(points).T
+        slope, intercept = np.polyfit(tiles, us, 1)
+        lines.append(f"  {tactic:<11} M {m:<4}: {slope * 1e3:6.0f} ns "
+                     f"({slope * 1e-6 * sm_clock:5.0f} clk) a k-tile + {intercept:5.1f} us "
+                     f"over {len(points)} K")
+    return lines
+
+
+def measured_rows() -> dict[tuple, float]:
+    """The H200 weight-only rows: {(bits, m, n, k): seconds}."""
+    rows = {}
+    for entry in yaml.safe_load(REFERENCE.read_text())["sets"]:
+        name = entry["name"]
+        if not name.startswith(("int8_wo", "int4_wo")):
+            continue
+        column = {c: i for i, c in enumerate(entry["columns"])}
+        bits = 8 if name.startswith("int8") else 4
+        for p in entry["points"]:
+            rows[(bits, p[column["m"]], p[column["n"]], p[column["k"]])] = p[column["ms"]] * 1e-3
+    return rows
+
+
+def pick_lines(records: list[dict]) -> list[str]:
+    """Per H200 row: the plugin's tactic (fastest device time at the power of two at or above
+    M) timed at M as the per-layer profiler sees it, over the H200's time."""
+    timed = {(r["bits"], r["m"], r["n"], r["k"], r["tactic"]): r
+             for r in records if "error" not in r}
+    lines = ["rs_gemm: the plugin's pick at each H200 row, profiler time / H200 row"]
+    for (bits, m, n, k), seconds in sorted(measured_rows().items()):
+        tuned = 1 << (m - 1).bit_length()
+        options = {t: r for (b, mm, nn, kk, t), r in timed.items()
+                   if (b, mm, nn, kk) == (bits, tuned, n, k)}
+        if not options:
+            continue
+        best = min(options, key=lambda t: options[t]["graph_us"] or options[t]["stream_us"])
+        here = timed.get((bits, m, n, k, best))
+        if here is not None:
+            lines.append(f"  INT{bits} M {m:<5} N {n:<6} K {k:<6} {best:<11} "
+                         f"{here['profiler_us']:8.1f} us / {seconds * 1e6:8.1f} us = "
+                         f"{here['profiler_us'] * 1e-6 / seconds:.2f}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=pathlib.Path, help="the files run.sh wrote to $OUT")
+    folder = parser.parse_args(argv).folder
+    chain_head, chains = read_jsonl(folder / "wgmma_chain.jsonl")
+    gemm_head, gemms = read_jsonl(folder / "rs_gemm.jsonl")
+    sm_clock = loaded_sm_clock(folder / "clocks.csv")
+    print(f"{chain_head['device']}, {chain_head['sms']} SMs; rs_gemm on {gemm_head['device']}")
+    for line in chain_lines(chains) + slope_lines(gemms, sm_clock) + pick_lines(gemms):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
