@@ -58,18 +58,18 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
     faster of two tactics is picked and its profiler time stands over the row."""
     _write(tmp_path, "wgmma_chain.jsonl", [
         {"device": "H100", "sms": 132},
-        {"kernel": "k", "n": 16, "mode": "rs", "wait": 3, "chains": 1, "convert": True,
+        {"kernel": "k", "n": 16, "mode": "rs", "wait": 3, "chains": 1, "convert": "int8",
          "warpgroups": 1, "ctas": 1, "clocks_per_wgmma": 80.0},
-        {"kernel": "k", "n": 16, "mode": "rs", "wait": 3, "chains": 1, "convert": True,
+        {"kernel": "k", "n": 16, "mode": "rs", "wait": 3, "chains": 1, "convert": "int8",
          "warpgroups": 1, "ctas": 132, "clocks_per_wgmma": 85.0}])
     head = {"device": "H100", "sms": 132}
     rows = []
     for k in (1024, 2048, 4096, 8192):
         device = 5 + 0.2 * k / 64
-        rows.append({"tactic": "i8_64x16", "bits": 8, "cta_m": 64, "cta_n": 16, "m": 16,
+        rows.append({"tactic": "i8_64x16_c1x1", "bits": 8, "cta_m": 64, "cta_n": 16, "m": 16,
                      "n": 4096, "k": k, "profiler_us": device + 8, "stream_us": device + 1,
                      "graph_us": device})
-    rows.append({"tactic": "i8_128x16", "bits": 8, "cta_m": 128, "cta_n": 16, "m": 16,
+    rows.append({"tactic": "i8_128x16_c2x1", "bits": 8, "cta_m": 128, "cta_n": 16, "m": 16,
                  "n": 4096, "k": 1024, "profiler_us": 99.0, "stream_us": 50.0, "graph_us": 40.0})
     _write(tmp_path, "rs_gemm.jsonl", [head] + rows)
     (tmp_path / "clocks.csv").write_text(
@@ -77,11 +77,11 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
         + "".join(f"2026/12/05 10:00:0{i}.000, 1980 MHz, 500.0 W\n" for i in range(3)))
     report.main([str(tmp_path)])
     out = capsys.readouterr().out
-    assert "k-tile 320 clk (INT8-shaped, wait 3)" in out  # 4 x the one-CTA 80
-    assert re.search(r"i8_64x16\s+M 16\s*:\s+200 ns \(\s*396 clk\) a k-tile \+\s+5.0 us", out)
+    assert "k-tile 320 clk (int8 loop, wait 3)" in out  # 4 x the one-CTA 80
+    assert re.search(r"i8_64x16_c1x1\s+M 16\s*:\s+200 ns \(\s*396 clk\) a k-tile \+\s+5.0 us", out)
     h200 = yaml.safe_load(shapes.REFERENCE.read_text())
     entry = next(s for s in h200["sets"] if s["name"] == "int8_wo N4096 K1024")
     row_ms = next(p[3] for p in entry["points"] if p[0] == 16)
     expected = (5 + 0.2 * 16 + 8) / (row_ms * 1e3)
     line = next(x for x in out.splitlines() if "INT8 M 16 " in x and "K 1024" in x)
-    assert "i8_64x16" in line and line.endswith(f"= {expected:.2f}")
+    assert "i8_64x16_c1x1" in line and line.endswith(f"= {expected:.2f}")

@@ -43,6 +43,9 @@ analysis: nothing here sets a constant, and no validation row sets anything.
    each k-block's HGMMA, never 0x0 in the loop; the four A buffers are distinct registers.
    So the serial chain is not what the compiler made of the loop.
 
+What is left needs clocks counted on a Hopper GPU: ``tools/device/`` (its README) is that check,
+built here and run in one device call where a session is lent one.
+
 Usage: PYTHONPATH=. python tools/rs_ktile_candidates.py
 """
 

@@ -5,7 +5,7 @@
 #   github:flashinfer-ai/flashinfer  csrc/nv_internal: TensorRT-LLM's sm90 fpA_intB launcher and
 #                                     collective as flashinfer vendors them
 #   github:NVIDIA/cutlass            include/, tools/util/include/ (flashinfer's submodule pin)
-# Usage: tools/device/build.sh [-j JOBS]   (about 9 minutes cold on 2 cores; 5 GB of memory per compile)
+# Usage: tools/device/build.sh [-j JOBS]   (about 25 minutes cold on 2 cores; 5 GB of memory per compile)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -47,14 +47,14 @@ flags=(-std=c++17 --expt-relaxed-constexpr -O3 -DNDEBUG -DCOMPILE_HOPPER_TMA_GEM
        -I"$src/cutlass/tools/util/include")
 tactic_src=$here/rs_gemm_tactic.cu
 # The tactic list lives in rs_gemm_tactics.h (RS_TACTICS); read it back from there.
-mapfile -t tactics < <(grep -o 'X(i[48]_[0-9]*x[0-9]*, [a-z:_0-9]*, [0-9]*, [0-9]*)' \
+mapfile -t tactics < <(grep -o 'X(i[48]_[0-9x_c]*, [a-z:_0-9]*, [0-9]*, [0-9]*, [12], [12])' \
                        "$here/rs_gemm_tactics.h" \
                        | sed 's/X(//; s/)//; s/,//g')
-compile() {  # compile NAME WTYPE CTA_M CTA_N
+compile() {  # compile NAME WTYPE CTA_M CTA_N CLUSTER_M CLUSTER_N
   local out=$BUILD/obj/$1.o
   [[ -f $out && $out -nt $tactic_src && $out -nt $here/rs_gemm_tactics.h ]] && return
   "$NVCC" "${flags[@]}" -DRS_TACTIC="$1" -DRS_WTYPE="$2" -DRS_CTA_M="$3" -DRS_CTA_N="$4" \
-    -c "$tactic_src" -o "$out.tmp" && mv "$out.tmp" "$out"
+    -DRS_CLUSTER_M="$5" -DRS_CLUSTER_N="$6" -c "$tactic_src" -o "$out.tmp" && mv "$out.tmp" "$out"
 }
 running=0
 for t in "${tactics[@]}"; do

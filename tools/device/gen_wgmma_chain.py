@@ -5,17 +5,17 @@ whether dependent wgmmas (all four k-blocks accumulate into one accumulator, as 
 does: ``HGMMA ... R24, ..., R24``) issue no faster than some interval at N = 16-128 whatever the
 weight width; no public source gives that interval.
 
-Every kernel: one CTA per SM (``--ctas``: 1, or every SM), ``warpgroups`` warpgroups each running
-``ITERS`` k-tiles of four k-blocks; per k-block ``wgmma.fence``, one wgmma, ``commit_group``,
-``wait_group W`` (the loop's ``warpgroup_wait<K_BLOCK_MAX - type_factor / 2>``: 3 for INT8, 2 for
-INT4; 0 = a serial chain). Variants:
+Every kernel runs once on one SM and once on every SM (one CTA an SM), ``warpgroups``
+warpgroups each running ``ITERS`` k-tiles of four k-blocks; per k-block ``wgmma.fence``, one
+wgmma, ``commit_group``, ``wait_group W`` (the loop's ``warpgroup_wait<K_BLOCK_MAX -
+type_factor / 2>``: 3 for INT8, 2 for INT4; 0 = a serial chain). Variants:
   - ``ss`` / ``rs``: both operands from shared memory, or A from registers (the weight-only loop);
   - ``chains``: 1 (every k-block into the same accumulator) or 4 (independent accumulators);
-  - ``convert``: after each k-block's wait, the next k-block's A registers are rebuilt from two
-    words loaded from shared memory one k-block earlier, with the loop's per-thread INT8
-    conversion (per A register: a PRMT, an HADD2, an HMUL2, ``RS_DEQUANT``'s counts), and the
-    words for the k-block after it are loaded: the steady state of the compiled loop without its
-    k-tile boundary (mbarrier waits, scale loads), so each fence follows fresh register writes.
+  - ``convert``: ``raw``, or after each k-block's wait the next k-block's A registers rebuilt
+    from words loaded from shared memory one k-block earlier with the loop's per-thread INT8 or
+    INT4 conversion (``CONVERSIONS``: ``RS_DEQUANT``'s counts), and the words for the k-block
+    after it loaded: the steady state of the compiled loop without its k-tile boundary (mbarrier
+    waits, scale loads), so each fence follows fresh register writes.
 Output: one JSON line per kernel, with clocks per wgmma (thread 0 of warpgroup 0, clock64 around
 the loop, the median over CTAs).
 
@@ -28,6 +28,32 @@ import itertools
 
 N_VALUES = (8, 16, 32, 64, 128, 256)
 ITERS = 256  # k-tiles per warpgroup: 1024 wgmmas, enough to hide the loop's ends
+
+# After each k-block's wait: the next k-block's A registers from the words loaded one k-block
+# earlier, then the LDS of the k-block after it (``RS_DEQUANT``'s per-k-block counts a thread).
+CONVERSIONS = {
+    # INT8: per A register a PRMT (with 0x64: 1024 + code), an HADD2 (- 1152: signed), an HMUL2
+    "int8": """
+      for (int h = 0; h < 2; ++h) {
+        __half2 lo = __hsub2(as_half2(__byte_perm(words[h], 0x64646464u, 0x5250)), i8_bias);
+        __half2 hi = __hsub2(as_half2(__byte_perm(words[h], 0x64646464u, 0x5351)), i8_bias);
+        a[(kb + 1) % 4][2 * h] = as_u32(__hmul2(lo, scale));
+        a[(kb + 1) % 4][2 * h + 1] = as_u32(__hmul2(hi, scale));
+      }
+      words[0] = lds[(threadIdx.x + kb * 256) % 2048];
+      words[1] = lds[(threadIdx.x + kb * 256 + 128) % 2048];""",
+    # INT4: one word for the four registers: a SHF, per register a LOP3 ((w & mask) | 0x6400),
+    # an HADD2 (low nibbles, - 1032) or an HFMA2 (high nibbles, / 16 - 72), an HMUL2
+    "int4": """
+      for (int h = 0; h < 2; ++h) {
+        uint32_t const w = words[0] >> (8 * h);
+        __half2 lo = __hsub2(as_half2(and_or(w, 0x000f000fu, 0x64006400u)), i4_bias);
+        __half2 hi = __hfma2(as_half2(and_or(w, 0x00f000f0u, 0x64006400u)), sixteenth, i4_high);
+        a[(kb + 1) % 4][2 * h] = as_u32(__hmul2(lo, scale));
+        a[(kb + 1) % 4][2 * h + 1] = as_u32(__hmul2(hi, scale));
+      }
+      words[0] = lds[(threadIdx.x + kb * 256) % 2048];""",
+}
 
 
 def mma_function(n: int, rs: bool) -> str:
@@ -58,36 +84,26 @@ def variants() -> list[dict]:
     """The kernels: (n, rs, wait, chains, convert, warpgroups)."""
     out = []
     for n, rs, wait in itertools.product(N_VALUES, (True, False), (0, 1, 2, 3)):
-        out.append(dict(n=n, rs=rs, wait=wait, chains=1, convert=False, warpgroups=1))
+        out.append(dict(n=n, rs=rs, wait=wait, chains=1, convert="raw", warpgroups=1))
     for n, wait in itertools.product((16, 32, 64, 128), (2, 3)):
-        out.append(dict(n=n, rs=True, wait=wait, chains=1, convert=True, warpgroups=1))
-        out.append(dict(n=n, rs=True, wait=wait, chains=1, convert=True, warpgroups=2))
-        out.append(dict(n=n, rs=True, wait=wait, chains=1, convert=False, warpgroups=2))
+        out.append(dict(n=n, rs=True, wait=wait, chains=1, convert="raw", warpgroups=2))
+        for convert, groups in itertools.product(CONVERSIONS, (1, 2)):
+            out.append(dict(n=n, rs=True, wait=wait, chains=1, convert=convert,
+                            warpgroups=groups))
     for n, wait in itertools.product((16, 32, 64), (0, 3)):
-        out.append(dict(n=n, rs=True, wait=wait, chains=4, convert=False, warpgroups=1))
+        out.append(dict(n=n, rs=True, wait=wait, chains=4, convert="raw", warpgroups=1))
     return out
 
 
 def kernel_name(v: dict) -> str:
     return (f"chain_{'rs' if v['rs'] else 'ss'}_n{v['n']}_w{v['wait']}_c{v['chains']}"
-            f"_{'cvt' if v['convert'] else 'raw'}_g{v['warpgroups']}")
+            f"_{v['convert']}_g{v['warpgroups']}")
 
 
 def kernel(v: dict) -> str:
     n, regs, chains = v["n"], v["n"] // 2, v["chains"]
     mma = f"mma_{'rs' if v['rs'] else 'ss'}_n{n}"
-    convert = """
-      {  // the next k-block's A from the words loaded one k-block earlier (INT8 -> FP16: PRMT,
-         // HADD2 - 1152, HMUL2 by the scale), then the LDS of the k-block after it
-        for (int h = 0; h < 2; ++h) {
-          __half2 lo = __hsub2(as_half2(__byte_perm(words[h], 0x64646464u, 0x5250)), bias);
-          __half2 hi = __hsub2(as_half2(__byte_perm(words[h], 0x64646464u, 0x5351)), bias);
-          a[(kb + 1) % 4][2 * h] = as_u32(__hmul2(lo, scale));
-          a[(kb + 1) % 4][2 * h + 1] = as_u32(__hmul2(hi, scale));
-        }
-        words[0] = lds[(threadIdx.x + kb * 256) % 2048];
-        words[1] = lds[(threadIdx.x + kb * 256 + 128) % 2048];
-      }""" if v["convert"] else ""
+    convert = CONVERSIONS.get(v["convert"], "")
     return f"""
 __global__ void __launch_bounds__({128 * v['warpgroups']}, 1)
 {kernel_name(v)}(long long* cycles, float* sink) {{
@@ -99,9 +115,11 @@ __global__ void __launch_bounds__({128 * v['warpgroups']}, 1)
   uint32_t a[4][4];
   for (int q = 0; q < 4; ++q)
     for (int i = 0; i < 4; ++i) a[q][i] = 0x3c003c00u ^ (threadIdx.x * 4 + q * 16 + i);
-  __half2 const bias = __float2half2_rn(1152.f), scale = __float2half2_rn(0.01f);
+  __half2 const scale = __float2half2_rn(0.01f), i8_bias = __float2half2_rn(1152.f);
+  __half2 const i4_bias = __float2half2_rn(1032.f), sixteenth = __float2half2_rn(0.0625f);
+  __half2 const i4_high = __float2half2_rn(-72.f);
   uint32_t words[2] = {{lds[threadIdx.x % 2048], lds[(threadIdx.x + 128) % 2048]}};
-  (void)bias; (void)scale; (void)words;
+  (void)scale; (void)i8_bias; (void)i4_bias; (void)sixteenth; (void)i4_high; (void)words;
   uint64_t const desc_a = smem_desc(smem), desc_b = smem_desc(smem + 16384);
   __syncthreads();
   long long const start = clock64();
@@ -137,6 +155,12 @@ HEADER = r"""// Generated by tools/device/gen_wgmma_chain.py: do not edit.
 
 __device__ __forceinline__ __half2 as_half2(uint32_t x) { __half2 h; memcpy(&h, &x, 4); return h; }
 __device__ __forceinline__ uint32_t as_u32(__half2 h) { uint32_t x; memcpy(&x, &h, 4); return x; }
+// (a & b) | c in one LOP3 (0xea), the constants in registers, as the loop's conversion does
+__device__ __forceinline__ uint32_t and_or(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("lop3.b32 %0, %1, %2, %3, 0xea;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
 
 // A shared-memory matrix descriptor, no swizzle (the data are garbage: only the timing counts):
 // start address, leading-dimension byte offset 128 and stride byte offset 256, each >> 4.
@@ -150,7 +174,9 @@ MAIN = r"""
 struct Kernel {
   char const* name;
   void (*fn)(long long*, float*);
-  int n, rs, wait, chains, convert, warpgroups;
+  int n, rs, wait, chains;
+  char const* convert;
+  int warpgroups;
 };
 Kernel const kKernels[] = {%(table)s};
 
@@ -185,9 +211,9 @@ int main() {
       std::sort(host.begin(), host.end());
       double const per_wgmma = double(host[ctas / 2]) / (%(iters)d * 4);
       std::printf("{\"kernel\": \"%%s\", \"n\": %%d, \"mode\": \"%%s\", \"wait\": %%d, "
-                  "\"chains\": %%d, \"convert\": %%s, \"warpgroups\": %%d, \"ctas\": %%d, "
+                  "\"chains\": %%d, \"convert\": \"%%s\", \"warpgroups\": %%d, \"ctas\": %%d, "
                   "\"clocks_per_wgmma\": %%.2f}\n",
-                  k.name, k.n, k.rs ? "rs" : "ss", k.wait, k.chains, k.convert ? "true" : "false",
+                  k.name, k.n, k.rs ? "rs" : "ss", k.wait, k.chains, k.convert,
                   k.warpgroups, ctas, per_wgmma);
       std::fflush(stdout);
     }
@@ -204,7 +230,7 @@ def main() -> None:
     for v in variants():
         parts.append(kernel(v))
         table.append(f'{{"{kernel_name(v)}", {kernel_name(v)}, {v["n"]}, {int(v["rs"])}, '
-                     f'{v["wait"]}, {v["chains"]}, {int(v["convert"])}, {v["warpgroups"]}}}')
+                     f'{v["wait"]}, {v["chains"]}, "{v["convert"]}", {v["warpgroups"]}}}')
     parts.append(MAIN % {"table": ",\n    ".join(table), "iters": ITERS})
     print("\n".join(parts))
 

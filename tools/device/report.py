@@ -3,7 +3,8 @@ of it (an analysis: nothing here sets a constant):
 
 - ``wgmma_chain.jsonl``: SM clocks per wgmma for every variant, and per 64-deep k-tile (four
   k-blocks) for the variants shaped like the weight-only loop (A from registers, the loop's
-  conversion before each fence, wait 3 as INT8 and 2 as INT4), beside the H200 rows' 311-394;
+  INT8 or INT4 conversion before each fence; the loop waits 3 for INT8, 2 for INT4), to set
+  beside the H200 rows' 311-394;
 - ``rs_gemm.jsonl``: per tactic, the slope of the device time over K at N = 4096 (a CTA's time
   per k-tile: 64-row tactics, whose persistent scheduler keeps one tile a CTA there) in ns and
   in SM clocks at the median clock ``clocks.csv`` sampled under load; and per H200 weight-only
@@ -60,31 +61,35 @@ def chain_lines(records: list[dict]) -> list[str]:
     for (mode, n, wait, chains, convert, groups), by_ctas in sorted(keyed.items()):
         cells = " / ".join(f"{by_ctas[c]:7.1f}" for c in sorted(by_ctas))
         loop = ""
-        if mode == "rs" and convert and chains == 1:
-            loop = f"   k-tile {4 * min(by_ctas.values()):.0f} clk (INT8-shaped, wait {wait})"
-        lines.append(f"  {mode} n{n:<3} wait {wait} chains {chains} "
-                     f"{'convert' if convert else 'raw    '} wg {groups}: {cells}{loop}")
+        if mode == "rs" and convert != "raw" and chains == 1:
+            loop = f"   k-tile {4 * min(by_ctas.values()):.0f} clk ({convert} loop, wait {wait})"
+        lines.append(f"  {mode} n{n:<3} wait {wait} chains {chains} {convert:<4} wg {groups}: "
+                     f"{cells}{loop}")
     return lines
 
 
-def slope_lines(records: list[dict], sm_clock: float) -> list[str]:
+def slope_lines(records: list[dict], sm_clock: float, sms: int) -> list[str]:
     """Per 64-row tactic and M of the K sweep: the least-squares slope of the device time over
-    k-tiles (the graph time, else the back-to-back one)."""
-    lines = [f"rs_gemm: time per k-tile at N = {SWEEP_N} (64-row tactics, SM clock "
-             f"{sm_clock / 1e9:.2f} GHz)"]
+    k-tiles (the graph time, else the back-to-back one), over the tiles each SM walks in turn
+    (the persistent scheduler's waves: 1 where the output tiles fit on the SMs)."""
+    lines = [f"rs_gemm: time per k-tile of one output tile at N = {SWEEP_N} (64-row tactics, "
+             f"SM clock {sm_clock / 1e9:.2f} GHz)"]
     sweep: dict[tuple, list] = {}
     for r in records:
         if r["n"] == SWEEP_N and r["cta_m"] == 64 and "error" not in r:
             device = r["graph_us"] or r["stream_us"]
-            sweep.setdefault((r["tactic"], r["m"]), []).append((r["k"] / K_TILE, device))
-    for (tactic, m), points in sorted(sweep.items()):
+            tiles = SWEEP_N // r["cta_m"] * -(-r["m"] // r["cta_n"])
+            sweep.setdefault((r["tactic"], r["m"], -(-tiles // sms)), []).append(
+                (r["k"] / K_TILE, device))
+    for (tactic, m, waves), points in sorted(sweep.items()):
         if len(points) < 3:
             continue
         tiles, us = np.array(points).T
         slope, intercept = np.polyfit(tiles, us, 1)
-        lines.append(f"  {tactic:<11} M {m:<4}: {slope * 1e3:6.0f} ns "
+        slope /= waves
+        lines.append(f"  {tactic:<15} M {m:<4}: {slope * 1e3:6.0f} ns "
                      f"({slope * 1e-6 * sm_clock:5.0f} clk) a k-tile + {intercept:5.1f} us "
-                     f"over {len(points)} K")
+                     f"over {len(points)} K, {waves} tile(s) an SM")
     return lines
 
 
@@ -117,7 +122,7 @@ def pick_lines(records: list[dict]) -> list[str]:
         best = min(options, key=lambda t: options[t]["graph_us"] or options[t]["stream_us"])
         here = timed.get((bits, m, n, k, best))
         if here is not None:
-            lines.append(f"  INT{bits} M {m:<5} N {n:<6} K {k:<6} {best:<11} "
+            lines.append(f"  INT{bits} M {m:<5} N {n:<6} K {k:<6} {best:<15} "
                          f"{here['profiler_us']:8.1f} us / {seconds * 1e6:8.1f} us = "
                          f"{here['profiler_us'] * 1e-6 / seconds:.2f}")
     return lines
@@ -131,7 +136,8 @@ def main(argv: list[str] | None = None) -> None:
     gemm_head, gemms = read_jsonl(folder / "rs_gemm.jsonl")
     sm_clock = loaded_sm_clock(folder / "clocks.csv")
     print(f"{chain_head['device']}, {chain_head['sms']} SMs; rs_gemm on {gemm_head['device']}")
-    for line in chain_lines(chains) + slope_lines(gemms, sm_clock) + pick_lines(gemms):
+    for line in (chain_lines(chains) + slope_lines(gemms, sm_clock, gemm_head["sms"])
+                 + pick_lines(gemms)):
         print(line)
 
 

@@ -1,9 +1,9 @@
 // Times TensorRT-LLM's sm90 weight-only GEMM (FP16 activations x INT8 / INT4 weights, per-column
-// scales: the launcher the WeightOnlyQuantMatmul plugin calls on Hopper) for every CTA shape of
-// its candidate list, over the shapes tools/device/shapes.py prints, and prints one JSON line per
-// (tactic, shape). Built by tools/device/build.sh against the launcher as flashinfer vendors it
-// (no TensorRT-LLM or CUTLASS file is changed); each tactic is its own translation unit,
-// rs_gemm_tactic.cu, and the list is rs_gemm_tactics.h.
+// scales: the launcher the WeightOnlyQuantMatmul plugin calls on Hopper) for every CTA shape and
+// cluster of its candidate list (rs_gemm_tactics.h; each its own translation unit,
+// rs_gemm_tactic.cu) over the shapes tools/device/shapes.py prints, one JSON line per (tactic,
+// shape). Built by tools/device/build.sh against the launcher as flashinfer vendors it (no
+// TensorRT-LLM or CUTLASS file is changed).
 //
 // Three timings per shape, medians of CUDA-event times:
 //   profiler_us  events around one launcher call on an idle GPU, the host's work in the call
@@ -31,11 +31,11 @@ using Launch = void (*)(half const*, void const*, half const*, half*, int, int, 
                         cudaStream_t);
 struct Tactic {
   char const* name;
-  int bits, cta_m, cta_n;
+  int bits, cta_m, cta_n, cluster_m, cluster_n;
   Launch launch;
 };
-#define RS_ENTRY(name, wtype, cta_m, cta_n) \
-  {#name, cutlass::sizeof_bits<wtype>::value, cta_m, cta_n, rs_launch_##name},
+#define RS_ENTRY(name, wtype, cta_m, cta_n, cluster_m, cluster_n) \
+  {#name, cutlass::sizeof_bits<wtype>::value, cta_m, cta_n, cluster_m, cluster_n, rs_launch_##name},
 Tactic const kTactics[] = {RS_TACTICS(RS_ENTRY)};
 
 void check(cudaError_t status, char const* what) {
@@ -210,9 +210,9 @@ int main(int argc, char** argv) {
       Timing timing;
       std::string error;
       bool ok = time_shape(t, buf, ms[i], ns[i], ks[i], stream, &timing, &error);
-      std::printf("{\"tactic\": \"%s\", \"bits\": %d, \"cta_m\": %d, \"cta_n\": %d, \"m\": %d, "
-                  "\"n\": %d, \"k\": %d, ",
-                  t.name, t.bits, t.cta_m, t.cta_n, ms[i], ns[i], ks[i]);
+      std::printf("{\"tactic\": \"%s\", \"bits\": %d, \"cta_m\": %d, \"cta_n\": %d, "
+                  "\"cluster\": \"%dx%dx1\", \"m\": %d, \"n\": %d, \"k\": %d, ",
+                  t.name, t.bits, t.cta_m, t.cta_n, t.cluster_m, t.cluster_n, ms[i], ns[i], ks[i]);
       if (ok) {
         std::printf("\"profiler_us\": %.3f, \"stream_us\": %.3f, \"graph_us\": %.3f}\n",
                     timing.profiler_us, timing.stream_us, timing.graph_us);

@@ -1,5 +1,6 @@
 // One tactic of rs_gemm_tactics.h, compiled once per tactic by tools/device/build.sh with
-// -DRS_TACTIC=<name> -DRS_WTYPE=<type> -DRS_CTA_M=<rows> -DRS_CTA_N=<tokens>: an entry point that
+// -DRS_TACTIC=<name> -DRS_WTYPE=<type> -DRS_CTA_M=<rows> -DRS_CTA_N=<tokens> -DRS_CLUSTER_M=<1|2>
+// -DRS_CLUSTER_N=<1|2>: an entry point that
 // calls the launcher as flashinfer vendors it (no TensorRT-LLM or CUTLASS file is changed).
 #include "rs_gemm_tactics.h"
 
@@ -8,7 +9,7 @@
 namespace tkc = tensorrt_llm::cutlass_extensions;
 namespace launchers = tensorrt_llm::kernels::cutlass_kernels_oss;
 using CtaShape = cute::Shape<cute::Int<RS_CTA_M>, cute::Int<RS_CTA_N>, cute::Int<64>>;
-using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+using ClusterShape = cute::Shape<cute::Int<RS_CLUSTER_M>, cute::Int<RS_CLUSTER_N>, cute::_1>;
 // The schedules sm90_dispatch_mainloop_schedules / sm90_dispatch_epilogue_schedules pick for AUTO.
 using MainloopSchedule =
     cute::conditional_t<RS_CTA_M == 64, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
