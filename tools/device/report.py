@@ -5,9 +5,9 @@ of it (an analysis: nothing here sets a constant):
   k-blocks) for the variants shaped like the weight-only loop (A from registers, the loop's
   INT8 or INT4 conversion before each fence; the loop waits 3 for INT8, 2 for INT4), to set
   beside the H200 rows' 311-394;
-- ``rs_gemm.jsonl``: per tactic, the slope of the device time over K at N = 4096 (a CTA's time
-  per k-tile: 64-row tactics, whose persistent scheduler keeps one tile a CTA there) in ns and
-  in SM clocks at the median clock ``clocks.csv`` sampled under load; and per H200 weight-only
+- ``rs_gemm.jsonl``: per 64-row tactic and M, the slope of the device time over K at N = 4096
+  over the output tiles each SM walks in turn (a tile's time per k-tile), in ns and in SM
+  clocks at the median clock ``clocks.csv`` sampled under load; and per H200 weight-only
   row, the time of the tactic TensorRT-LLM's plugin would run (the fastest by device time at
   the power of two at or above M, its ``getBestConfig``), as its per-layer profiler sees it,
   beside the H200's measured row.
