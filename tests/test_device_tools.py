@@ -16,14 +16,15 @@ import report  # noqa: E402
 import shapes  # noqa: E402
 
 
-def test_shapes_are_the_h200_rows_from_m8_and_the_k_sweep():
-    """8 (N, K) pairs x the 18 M values from 8 up = 144, and the K sweep at N = 4096 adds the
-    K = 2048 and 8192 columns (4 M each; K 1024, 4096, 16384 are rows already): 152."""
+def test_shapes_are_the_h200_rows_and_the_k_sweep():
+    """8 (N, K) pairs x 21 M values = 168 rows a width, and the K sweep at N = 4096 adds the
+    K = 2048 and 8192 columns (4 M each; K 1024, 4096, 16384 are rows already): 176."""
+    rows = shapes.weight_only_rows()
+    assert len(rows) == 2 * 168 and {bits for bits, *_ in rows} == {4, 8}
     found = shapes.shapes()
-    assert len(found) == 152 and len(set(found)) == 152
-    assert min(m for m, _, _ in found) == 8
-    assert {(16, 4096, 2048), (128, 4096, 8192), (8192, 16384, 4096)} <= set(found)
-    assert not any(m < 8 for m, _, _ in found)
+    assert len(found) == 176 and len(set(found)) == 176
+    assert found[0] == (1, 1024, 4096) and found[-1] == (8192, 16384, 4096)
+    assert {(16, 4096, 2048), (128, 4096, 8192)} <= set(found)
 
 
 @pytest.mark.parametrize("n", gen.N_VALUES)
@@ -79,7 +80,7 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "k-tile 320 clk (int8 loop, wait 3)" in out  # 4 x the one-CTA 80
     assert re.search(r"i8_64x16_c1x1\s+M 16\s*:\s+200 ns \(\s*396 clk\) a k-tile \+\s+5.0 us", out)
-    h200 = yaml.safe_load(shapes.REFERENCE.read_text())
+    h200 = yaml.safe_load(shapes.REFERENCE.read_text())  # the row, read independently
     entry = next(s for s in h200["sets"] if s["name"] == "int8_wo N4096 K1024")
     row_ms = next(p[3] for p in entry["points"] if p[0] == 16)
     expected = (5 + 0.2 * 16 + 8) / (row_ms * 1e3)

@@ -25,10 +25,9 @@ import statistics
 import sys
 
 import numpy as np
-import yaml
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from shapes import REFERENCE, SWEEP_N  # noqa: E402  (tools/device/shapes.py)
+from shapes import SWEEP_N, weight_only_rows  # noqa: E402  (tools/device/shapes.py)
 
 K_TILE = 64  # the launcher's CTA k-slab: 128 B of FP16 activations
 LOADED_CLOCK = 0.5  # clocks.csv samples above this fraction of the run's highest are under load
@@ -93,27 +92,13 @@ def slope_lines(records: list[dict], sm_clock: float, sms: int) -> list[str]:
     return lines
 
 
-def measured_rows() -> dict[tuple, float]:
-    """The H200 weight-only rows: {(bits, m, n, k): seconds}."""
-    rows = {}
-    for entry in yaml.safe_load(REFERENCE.read_text())["sets"]:
-        name = entry["name"]
-        if not name.startswith(("int8_wo", "int4_wo")):
-            continue
-        column = {c: i for i, c in enumerate(entry["columns"])}
-        bits = 8 if name.startswith("int8") else 4
-        for p in entry["points"]:
-            rows[(bits, p[column["m"]], p[column["n"]], p[column["k"]])] = p[column["ms"]] * 1e-3
-    return rows
-
-
 def pick_lines(records: list[dict]) -> list[str]:
     """Per H200 row: the plugin's tactic (fastest device time at the power of two at or above
     M) timed at M as the per-layer profiler sees it, over the H200's time."""
     timed = {(r["bits"], r["m"], r["n"], r["k"], r["tactic"]): r
              for r in records if "error" not in r}
     lines = ["rs_gemm: the plugin's pick at each H200 row, profiler time / H200 row"]
-    for (bits, m, n, k), seconds in sorted(measured_rows().items()):
+    for (bits, m, n, k), seconds in sorted(weight_only_rows().items()):
         tuned = 1 << (m - 1).bit_length()
         options = {t: r for (b, mm, nn, kk, t), r in timed.items()
                    if (b, mm, nn, kk) == (bits, tuned, n, k)}

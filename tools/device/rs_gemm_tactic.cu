@@ -1,7 +1,7 @@
-// One tactic of rs_gemm_tactics.h, compiled once per tactic by tools/device/build.sh with
-// -DRS_TACTIC=<name> -DRS_WTYPE=<type> -DRS_CTA_M=<rows> -DRS_CTA_N=<tokens> -DRS_CLUSTER_M=<1|2>
-// -DRS_CLUSTER_N=<1|2>: an entry point that
-// calls the launcher as flashinfer vendors it (no TensorRT-LLM or CUTLASS file is changed).
+// One tactic of rs_gemm_tactics.h: an entry point that calls the launcher as flashinfer vendors it
+// (no TensorRT-LLM or CUTLASS file is changed). tools/device/build.sh compiles it once a tactic
+// with -DRS_TACTIC=<name> -DRS_WTYPE=<type> -DRS_CTA_M=<rows> -DRS_CTA_N=<tokens>
+// -DRS_CLUSTER_M=<1|2> -DRS_CLUSTER_N=<1|2>.
 #include "rs_gemm_tactics.h"
 
 #include "tensorrt_llm/kernels/cutlass_kernels/fpA_intB_gemm/launchers/fpA_intB_launcher_sm90.inl"
@@ -28,4 +28,3 @@ void RS_NAME(RS_TACTIC)(half const* A, void const* B, half const* scales, half* 
       A, static_cast<RS_WTYPE const*>(B), scales, nullptr, nullptr, 1.0f, C, m, n, k, k,
       tkc::CutlassGemmConfig{}, workspace, workspace_bytes, stream, nullptr);
 }
-
