@@ -34,10 +34,15 @@ LOADED_CLOCK = 0.5  # clocks.csv samples above this fraction of the run's highes
 
 
 def read_jsonl(path: pathlib.Path) -> tuple[dict, list[dict]]:
-    """(the header line, the records) of one benchmark's output."""
-    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """(the header line, the records) of one benchmark's output. Lines that are not JSON
+    objects (the launcher prints a can_implement failure to stdout before it throws) are
+    counted and left out."""
+    text = [line for line in path.read_text().splitlines() if line.strip()]
+    lines = [json.loads(line) for line in text if line.startswith("{")]
     if not lines:
-        raise SystemExit(f"{path}: empty (see {path.with_suffix('.err')})")
+        raise SystemExit(f"{path}: no JSON lines (see {path.with_suffix('.err')})")
+    if len(lines) < len(text):
+        print(f"{path.name}: {len(text) - len(lines)} lines that are not JSON left out")
     return lines[0], lines[1:]
 
 
