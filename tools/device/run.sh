@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 30's device check, one command on the device machine (about 2-4 minutes on an H100):
-#   run(command="bash tools/device/run.sh", carry=[".device-build/bin"], timeout_s=540)
+# Issue 30's device check, one command on the device machine (about 2-4 minutes on an H100, at most 6):
+#   run(command="bash tools/device/run.sh", carry=[".device-build/bin"], timeout_s=420)
 # after tools/device/build.sh here. Writes to $OUT: gpu.csv (name, driver, clocks, power at the
 # start and the end), clocks.csv (SM clock and power every 100 ms while the benchmarks run),
 # wgmma_chain.jsonl and rs_gemm.jsonl (the benchmarks' JSON lines), and each one's stderr.
@@ -13,9 +13,9 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms
   > "$out/clocks.csv" &
 sampler=$!
 python3 tools/device/shapes.py > /tmp/rs_shapes.txt
-timeout 120 "$bin/wgmma_chain" > "$out/wgmma_chain.jsonl" 2> "$out/wgmma_chain.err"
+timeout 60 "$bin/wgmma_chain" > "$out/wgmma_chain.jsonl" 2> "$out/wgmma_chain.err"
 echo "wgmma_chain: rc $?, $(wc -l < "$out/wgmma_chain.jsonl") lines"
-timeout 360 "$bin/rs_gemm_bench" /tmp/rs_shapes.txt > "$out/rs_gemm.jsonl" 2> "$out/rs_gemm.err"
+timeout 300 "$bin/rs_gemm_bench" /tmp/rs_shapes.txt > "$out/rs_gemm.jsonl" 2> "$out/rs_gemm.err"
 echo "rs_gemm_bench: rc $?, $(wc -l < "$out/rs_gemm.jsonl") lines"
 kill "$sampler"
 nvidia-smi --query-gpu=timestamp,$query --format=csv,noheader >> "$out/gpu.csv"
