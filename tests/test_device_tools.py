@@ -54,9 +54,10 @@ def _write(folder, name, lines):
 
 def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
     """Hand-made output: a 64 x 16 INT8 tactic whose device time is 5 us + 0.2 us a k-tile at
-    N = 4096, M = 16; the clock samples 1980 MHz under load (an idle 345 MHz sample is left
-    out): 0.2 us x 1.98 GHz = 396 clocks a k-tile. At the H200 row INT8 M 16 N 4096 K 1024 the
-    faster of two tactics is picked and its profiler time stands over the row."""
+    N = 4096, M = 16 (0.1 us with the weights in the L2); the clock samples 1980 MHz under load
+    (an idle 345 MHz sample is left out): 0.2 us x 1.98 GHz = 396 clocks a k-tile, 198 from
+    the L2. At the H200 row INT8 M 16 N 4096 K 1024 the faster of two tactics is picked and its
+    profiler time stands over the row."""
     _write(tmp_path, "wgmma_chain.jsonl", [
         {"device": "H100", "sms": 132},
         {"kernel": "k", "n": 16, "mode": "rs", "wait": 3, "chains": 1, "convert": "int8",
@@ -69,9 +70,10 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
         device = 5 + 0.2 * k / 64
         rows.append({"tactic": "i8_64x16_c1x1", "bits": 8, "cta_m": 64, "cta_n": 16, "m": 16,
                      "n": 4096, "k": k, "profiler_us": device + 8, "stream_us": device + 1,
-                     "graph_us": device})
+                     "graph_us": device, "hot_us": 5 + 0.1 * k / 64})
     rows.append({"tactic": "i8_128x16_c2x1", "bits": 8, "cta_m": 128, "cta_n": 16, "m": 16,
-                 "n": 4096, "k": 1024, "profiler_us": 99.0, "stream_us": 50.0, "graph_us": 40.0})
+                 "n": 4096, "k": 1024, "profiler_us": 99.0, "stream_us": 50.0, "graph_us": 40.0,
+                 "hot_us": 30.0})
     _write(tmp_path, "rs_gemm.jsonl", [head] + rows)
     with open(tmp_path / "rs_gemm.jsonl", "a") as f:  # what the launcher prints before throwing
         f.write("fpA_intB cutlass kernel will fail for params. Error: Misaligned Operand\n")
@@ -82,7 +84,8 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "rs_gemm.jsonl: 1 lines that are not JSON left out" in out
     assert "k-tile 320 clk (int8 loop, wait 3)" in out  # 4 x the one-CTA 80
-    assert re.search(r"i8_64x16_c1x1\s+M 16\s*:\s+200 ns \(\s*396 clk\) a k-tile \+\s+5.0 us", out)
+    assert re.search(r"i8_64x16_c1x1\s+M 16\s*:\s+200 ns \(\s*396 clk\) \+\s+5.0 us / "
+                     r"\s*100 ns \(\s*198 clk\) \+\s+5.0 us a k-tile", out)
     h200 = yaml.safe_load(shapes.REFERENCE.read_text())  # the row, read independently
     entry = next(s for s in h200["sets"] if s["name"] == "int8_wo N4096 K1024")
     row_ms = next(p[3] for p in entry["points"] if p[0] == 16)

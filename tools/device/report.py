@@ -74,26 +74,29 @@ def chain_lines(records: list[dict]) -> list[str]:
 
 def slope_lines(records: list[dict], sm_clock: float, sms: int) -> list[str]:
     """Per 64-row tactic and M of the K sweep: the least-squares slope of the device time over
-    k-tiles (the graph time, else the back-to-back one), over the tiles each SM walks in turn
-    (the persistent scheduler's waves: 1 where the output tiles fit on the SMs)."""
+    k-tiles, over the tiles each SM walks in turn (the persistent scheduler's waves: 1 where
+    the output tiles fit on the SMs); weights from DRAM (the graph time, else the back-to-back
+    one) and from the L2 (``hot_us``, where they fit)."""
     lines = [f"rs_gemm: time per k-tile of one output tile at N = {SWEEP_N} (64-row tactics, "
-             f"SM clock {sm_clock / 1e9:.2f} GHz)"]
+             f"SM clock {sm_clock / 1e9:.2f} GHz), weights from DRAM / from the L2"]
     sweep: dict[tuple, list] = {}
     for r in records:
         if r["n"] == SWEEP_N and r["cta_m"] == 64 and "error" not in r:
-            device = r["graph_us"] or r["stream_us"]
             tiles = SWEEP_N // r["cta_m"] * -(-r["m"] // r["cta_n"])
             sweep.setdefault((r["tactic"], r["m"], -(-tiles // sms)), []).append(
-                (r["k"] / K_TILE, device))
+                (r["k"] / K_TILE, r["graph_us"] or r["stream_us"], r["hot_us"]))
     for (tactic, m, waves), points in sorted(sweep.items()):
         if len(points) < 3:
             continue
-        tiles, us = np.array(points).T
-        slope, intercept = np.polyfit(tiles, us, 1)
-        slope /= waves
-        lines.append(f"  {tactic:<15} M {m:<4}: {slope * 1e3:6.0f} ns "
-                     f"({slope * 1e-6 * sm_clock:5.0f} clk) a k-tile + {intercept:5.1f} us "
-                     f"over {len(points)} K, {waves} tile(s) an SM")
+        tiles, dram, hot = np.array(points).T
+        cells = []
+        for us in (dram, hot):
+            slope, intercept = np.polyfit(tiles, us, 1)
+            slope /= waves
+            cells.append(f"{slope * 1e3:5.0f} ns ({slope * 1e-6 * sm_clock:4.0f} clk) "
+                         f"+ {intercept:5.1f} us")
+        lines.append(f"  {tactic:<15} M {m:<4}: {' / '.join(cells)} a k-tile, over "
+                     f"{len(points)} K, {waves} tile(s) an SM")
     return lines
 
 

@@ -5,13 +5,15 @@
 // shape). Built by tools/device/build.sh against the launcher as flashinfer vendors it (no
 // TensorRT-LLM or CUTLASS file is changed).
 //
-// Three timings per shape, medians of CUDA-event times:
+// Four timings per shape, medians of CUDA-event times:
 //   profiler_us  events around one launcher call on an idle GPU, the host's work in the call
 //                included (what TensorRT's per-layer profiler records for a plugin layer);
 //   stream_us    a batch of calls enqueued back to back, per call (the host may set the pace);
 //   graph_us     a CUDA graph of the batch, per call: the device's own time (0 where the
-//                launcher's steps refused stream capture).
-// Each call reads another copy of the weights, so they come from DRAM, not the L2.
+//                launcher's steps refused stream capture);
+//   hot_us       the same graph with every call on one copy of the weights, in the L2 where
+//                they fit: against graph_us, what the DRAM round trips cost the pipeline.
+// Except in hot_us, each call reads another copy of the weights, so they come from DRAM.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cutlass/numeric_types.h>
@@ -78,8 +80,39 @@ float elapsed_us(cudaEvent_t start, cudaEvent_t stop) {
   return ms * 1e3f;
 }
 
+// Per call, the median time of a CUDA graph of `calls` launcher calls, call i reading weight copy
+// copy_of(i): the device's own time. 0 where a launcher step refuses stream capture.
+template <typename Call, typename CopyOf>
+float graph_time_us(Call const& call, int calls, cudaStream_t stream, cudaEvent_t start,
+               cudaEvent_t stop, CopyOf copy_of) {
+  cudaGraph_t captured = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  bool ok = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess;
+  try {
+    for (int i = 0; ok && i < calls; ++i) call(copy_of(i));
+  } catch (std::exception const&) {
+    ok = false;
+  }
+  ok = cudaStreamEndCapture(stream, &captured) == cudaSuccess && ok &&
+       cudaGraphInstantiate(&exec, captured, 0) == cudaSuccess;
+  cudaGetLastError();
+  std::vector<float> times;
+  if (ok) {
+    check(cudaGraphLaunch(exec, stream), "graph warm-up");
+    for (int r = 0; r < kRepeats; ++r) {
+      check(cudaEventRecord(start, stream), "record");
+      check(cudaGraphLaunch(exec, stream), "graph");
+      check(cudaEventRecord(stop, stream), "record");
+      times.push_back(elapsed_us(start, stop) / calls);
+    }
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  if (captured) cudaGraphDestroy(captured);
+  return ok ? median(times) : 0.0f;
+}
+
 struct Timing {
-  float profiler_us = 0, stream_us = 0, graph_us = 0;  // graph_us 0: the capture failed
+  float profiler_us = 0, stream_us = 0, graph_us = 0, hot_us = 0;  // 0: the capture failed
 };
 
 // Times one tactic at one shape; returns false (and says why) where the kernel cannot run it.
@@ -94,7 +127,7 @@ bool time_shape(Tactic const& t, Buffers const& buf, int m, int n, int k, cudaSt
     t.launch(buf.a, buf.weights + (i % copies) * bytes, buf.scales, buf.c, m, n, k,
              buf.workspace, kWorkspaceBytes, stream);
   };
-  std::vector<float> single, batch, graph;
+  std::vector<float> single, batch;
   int batch_size = kBatch;
   try {
     for (int i = 0; i < 3; ++i) call(i);  // warm-up: TMA descriptors, smem carve-out
@@ -122,31 +155,8 @@ bool time_shape(Tactic const& t, Buffers const& buf, int m, int n, int k, cudaSt
     return false;
   }
   check(cudaGetLastError(), "launch");
-  // A CUDA graph of a batch (the device's own time per call); some launcher steps may refuse
-  // capture, and then graph_us stays 0.
-  cudaGraph_t captured = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  bool captured_ok = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess;
-  try {
-    for (int i = 0; captured_ok && i < batch_size; ++i) call(i);
-  } catch (std::exception const&) {
-    captured_ok = false;
-  }
-  captured_ok = cudaStreamEndCapture(stream, &captured) == cudaSuccess && captured_ok &&
-                cudaGraphInstantiate(&exec, captured, 0) == cudaSuccess;
-  cudaGetLastError();
-  if (captured_ok) {
-    check(cudaGraphLaunch(exec, stream), "graph warm-up");
-    for (int r = 0; r < kRepeats; ++r) {
-      check(cudaEventRecord(start, stream), "record");
-      check(cudaGraphLaunch(exec, stream), "graph");
-      check(cudaEventRecord(stop, stream), "record");
-      graph.push_back(elapsed_us(start, stop) / batch_size);
-    }
-    timing->graph_us = median(graph);
-  }
-  if (exec) cudaGraphExecDestroy(exec);
-  if (captured) cudaGraphDestroy(captured);
+  timing->graph_us = graph_time_us(call, batch_size, stream, start, stop, [](int i) { return i; });
+  timing->hot_us = graph_time_us(call, batch_size, stream, start, stop, [](int) { return 0; });
   timing->profiler_us = median(single);
   timing->stream_us = median(batch);
   cudaEventDestroy(start);
@@ -187,7 +197,8 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&buf.workspace, kWorkspaceBytes), "malloc workspace");
   // Activations and scales: FP16 of magnitude below 1 (mask 0xbbff: exponent field <= 0b01110),
   // random signs and mantissas; weights: random codes.
-  fill_random<<<1024, 256>>>(reinterpret_cast<uint32_t*>(buf.a), size_t(max_mk) / 2, 1, 0xbbffbbffu);
+  fill_random<<<1024, 256>>>(reinterpret_cast<uint32_t*>(buf.a), size_t(max_mk) / 2, 1,
+                             0xbbffbbffu);
   fill_random<<<1024, 256>>>(reinterpret_cast<uint32_t*>(buf.scales), (size_t(1) << 20) / 4, 2,
                              0x3bff3bffu);
   fill_random<<<1024, 256>>>(reinterpret_cast<uint32_t*>(buf.weights), buf.weight_bytes / 4, 3,
@@ -216,8 +227,9 @@ int main(int argc, char** argv) {
                   "\"cluster\": \"%dx%dx1\", \"m\": %d, \"n\": %d, \"k\": %d, ",
                   t.name, t.bits, t.cta_m, t.cta_n, t.cluster_m, t.cluster_n, ms[i], ns[i], ks[i]);
       if (ok) {
-        std::printf("\"profiler_us\": %.3f, \"stream_us\": %.3f, \"graph_us\": %.3f}\n",
-                    timing.profiler_us, timing.stream_us, timing.graph_us);
+        std::printf("\"profiler_us\": %.3f, \"stream_us\": %.3f, \"graph_us\": %.3f, "
+                    "\"hot_us\": %.3f}\n",
+                    timing.profiler_us, timing.stream_us, timing.graph_us, timing.hot_us);
       } else {
         std::replace(error.begin(), error.end(), '"', '\'');  // a JSON string
         std::replace(error.begin(), error.end(), '\\', '/');

@@ -47,7 +47,7 @@
 
 // One tactic's entry point: C[m, n] = A[m, k] x dequant(B[n, k]); throws on a shape the kernel
 // cannot run.
-#define RS_DECLARE(name, wtype, cta_m, cta_n, cluster_m, cluster_n)                                                  \
+#define RS_DECLARE(name, wtype, cta_m, cta_n, cluster_m, cluster_n)                   \
   void rs_launch_##name(half const* A, void const* B, half const* scales, half* C, int m, int n, \
                         int k, char* workspace, size_t workspace_bytes, cudaStream_t stream);
 
