@@ -64,6 +64,11 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
          "warpgroups": 1, "ctas": 1, "clocks_per_wgmma": 80.0},
         {"kernel": "k", "n": 16, "mode": "rs", "wait": 3, "chains": 1, "convert": "int8",
          "warpgroups": 1, "ctas": 132, "clocks_per_wgmma": 85.0}])
+    _write(tmp_path, "tma_pipeline.jsonl", [
+        {"device": "H100", "sms": 132},
+        *({"box_row_bytes": 64, "box_rows": 64, "source": "dram", "stages": stages,
+           "ctas": ctas, "loads": 969, "clocks_per_load": 800.0 / stages + ctas / 132}
+          for stages in (1, 2) for ctas in (1, 132))])
     head = {"device": "H100", "sms": 132}
     rows = []
     for k in (1024, 2048, 4096, 8192):
@@ -83,6 +88,7 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
     report.main([str(tmp_path)])
     out = capsys.readouterr().out
     assert "rs_gemm.jsonl: 1 lines that are not JSON left out" in out
+    assert " 64 B x 64  rows from dram: 1: 800 / 801, 2: 400 / 401" in out
     assert "k-tile 320 clk (int8 loop, wait 3)" in out  # 4 x the one-CTA 80
     assert re.search(r"i8_64x16_c1x1\s+M 16\s*:\s+200 ns \(\s*396 clk\) \+\s+5.0 us / "
                      r"\s*100 ns \(\s*198 clk\) \+\s+5.0 us a k-tile", out)

@@ -80,3 +80,7 @@ python3 "$here/gen_wgmma_chain.py" > "$BUILD/wgmma_chain.cu"
 "$NVCC" -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -diag-suppress 550 \
   "$BUILD/wgmma_chain.cu" -o "$BUILD/bin/wgmma_chain"
 echo "built $BUILD/bin/wgmma_chain"
+
+"$NVCC" -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+  -I"$src/cutlass/include" "$here/tma_pipeline.cu" -o "$BUILD/bin/tma_pipeline"
+echo "built $BUILD/bin/tma_pipeline"

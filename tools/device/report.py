@@ -5,6 +5,8 @@ of it (an analysis: nothing here sets a constant):
   k-blocks) for the variants shaped like the weight-only loop (A from registers, the loop's
   INT8 or INT4 conversion before each fence; the loop waits 3 for INT8, 2 for INT4), to set
   beside the H200 rows' 311-394;
+- ``tma_pipeline.jsonl``: SM clocks per TMA load of each box, from DRAM and from the L2, by
+  the loads kept in flight;
 - ``rs_gemm.jsonl``: per 64-row tactic and M, the slope of the device time over K at N = 4096
   over the output tiles each SM walks in turn (a tile's time per k-tile), in ns and in SM
   clocks at the median clock ``clocks.csv`` sampled under load; and per H200 weight-only
@@ -72,6 +74,20 @@ def chain_lines(records: list[dict]) -> list[str]:
     return lines
 
 
+def tma_lines(records: list[dict]) -> list[str]:
+    """Clocks per TMA load per box, source and loads in flight (1 CTA / every SM)."""
+    lines = ["tma_pipeline: clocks per load by loads in flight (1 CTA / every SM)"]
+    keyed: dict[tuple, dict] = {}
+    for r in records:
+        box = (r["box_row_bytes"], r["box_rows"], r["source"])
+        keyed.setdefault(box, {}).setdefault(r["stages"], {})[r["ctas"]] = r["clocks_per_load"]
+    for (row_bytes, rows, source), by_stages in sorted(keyed.items()):
+        cells = ", ".join(f"{s}: " + " / ".join(f"{v:.0f}" for _, v in sorted(c.items()))
+                          for s, c in sorted(by_stages.items()))
+        lines.append(f"  {row_bytes:>3} B x {rows:<3} rows from {source:<4}: {cells}")
+    return lines
+
+
 def slope_lines(records: list[dict], sm_clock: float, sms: int) -> list[str]:
     """Per 64-row tactic and M of the K sweep: the least-squares slope of the device time over
     k-tiles, over the tiles each SM walks in turn (the persistent scheduler's waves: 1 where
@@ -126,11 +142,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("folder", type=pathlib.Path, help="the files run.sh wrote to $OUT")
     folder = parser.parse_args(argv).folder
     chain_head, chains = read_jsonl(folder / "wgmma_chain.jsonl")
+    _, tma = read_jsonl(folder / "tma_pipeline.jsonl")
     gemm_head, gemms = read_jsonl(folder / "rs_gemm.jsonl")
     sm_clock = loaded_sm_clock(folder / "clocks.csv")
     print(f"{chain_head['device']}, {chain_head['sms']} SMs; rs_gemm on {gemm_head['device']}")
-    for line in (chain_lines(chains) + slope_lines(gemms, sm_clock, gemm_head["sms"])
-                 + pick_lines(gemms)):
+    for line in (chain_lines(chains) + tma_lines(tma)
+                 + slope_lines(gemms, sm_clock, gemm_head["sms"]) + pick_lines(gemms)):
         print(line)
 
 
