@@ -84,7 +84,7 @@ float elapsed_us(cudaEvent_t start, cudaEvent_t stop) {
 // copy_of(i): the device's own time. 0 where a launcher step refuses stream capture.
 template <typename Call, typename CopyOf>
 float graph_time_us(Call const& call, int calls, cudaStream_t stream, cudaEvent_t start,
-               cudaEvent_t stop, CopyOf copy_of) {
+                    cudaEvent_t stop, CopyOf copy_of) {
   cudaGraph_t captured = nullptr;
   cudaGraphExec_t exec = nullptr;
   bool ok = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess;
