@@ -80,14 +80,15 @@ def test_report_reads_slopes_clocks_and_the_plugins_pick(tmp_path, capsys):
                  "n": 4096, "k": 1024, "profiler_us": 99.0, "stream_us": 50.0, "graph_us": 40.0,
                  "hot_us": 30.0})
     _write(tmp_path, "rs_gemm.jsonl", [head] + rows)
-    with open(tmp_path / "rs_gemm.jsonl", "a") as f:  # what the launcher prints before throwing
+    with open(tmp_path / "rs_gemm.jsonl", "a") as f:  # the launcher's message, a cut-off line
         f.write("fpA_intB cutlass kernel will fail for params. Error: Misaligned Operand\n")
+        f.write('{"tactic": "i4_64x16_c1x1", "bits": 4, "cta_')  # cut off by the time limit
     (tmp_path / "clocks.csv").write_text(
         "2026/12/05 10:00:00.000, 345 MHz, 70.1 W\n"
         + "".join(f"2026/12/05 10:00:0{i}.000, 1980 MHz, 500.0 W\n" for i in range(3)))
     report.main([str(tmp_path)])
     out = capsys.readouterr().out
-    assert "rs_gemm.jsonl: 1 lines that are not JSON left out" in out
+    assert "rs_gemm.jsonl: 2 lines that are not JSON left out" in out
     assert " 64 B x 64  rows from dram: 1: 800 / 801, 2: 400 / 401" in out
     assert "k-tile 320 clk (int8 loop, wait 3)" in out  # 4 x the one-CTA 80
     assert re.search(r"i8_64x16_c1x1\s+M 16\s*:\s+200 ns \(\s*396 clk\) \+\s+5.0 us / "

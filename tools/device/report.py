@@ -35,12 +35,20 @@ K_TILE = 64  # the launcher's CTA k-slab: 128 B of FP16 activations
 LOADED_CLOCK = 0.5  # clocks.csv samples above this fraction of the run's highest are under load
 
 
+def _json_object(line: str) -> dict | None:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def read_jsonl(path: pathlib.Path) -> tuple[dict, list[dict]]:
     """(the header line, the records) of one benchmark's output. Lines that are not JSON
-    objects (the launcher prints a can_implement failure to stdout before it throws) are
-    counted and left out."""
+    objects (the launcher prints a can_implement failure to stdout before it throws; a run cut
+    off by its time limit can end in half a line) are counted and left out."""
     text = [line for line in path.read_text().splitlines() if line.strip()]
-    lines = [json.loads(line) for line in text if line.startswith("{")]
+    lines = [obj for obj in map(_json_object, text) if obj is not None]
     if not lines:
         raise SystemExit(f"{path}: no JSON lines (see {path.with_suffix('.err')})")
     if len(lines) < len(text):
