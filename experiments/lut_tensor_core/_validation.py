@@ -13,6 +13,12 @@ import xarray as xr
 MIN_ROWS = 10
 
 
+def speedup_groups(gpu: str) -> tuple[str, str]:
+    """The validation groups a modeled end-to-end speedup on ``gpu`` rests on
+    (``Claim.rests_on``): that GPU's forward passes and the GEMMs they are made of."""
+    return f"{gpu} e2e", f"{gpu} gemm"
+
+
 def tie_errors(ds: xr.Dataset) -> np.ndarray:
     """[3, point] errors (%): the model's choice, then every near-tied choice (``tie_margin``
     at the M where it is timed) at its fastest, then at its slowest where the GEMM runs."""

@@ -34,6 +34,7 @@ from experiments import (
 )
 from experiments.lut_tensor_core._ppa_sweep import LIBRARIES, library_claims, library_tables
 from experiments.lut_tensor_core._tc_area import CLOCK_GHZ, SIZINGS, lut_sm_macs, sm_arrays
+from experiments.lut_tensor_core._validation import speedup_groups
 
 ID = "lut-table1"
 TITLE = "Overall comparison: latency, peak, TC area, density, efficiency (LUT Tensor Core Table 1)"
@@ -284,10 +285,9 @@ def _framework_moved(ours: float, framed: float) -> str:
 
 
 def validation_groups(row: str) -> tuple[str, str]:
-    """The GPU model's validation groups a speedup over the real-GPU ``row`` rests on: its
-    GPU's forward passes and the GEMMs they are made of (``Claim.rests_on``)."""
-    device = next(r[1] for r in ROWS if r[0] == row)
-    return f"{device} e2e", f"{device} gemm"
+    """The GPU model's validation groups a speedup over the real-GPU ``row`` rests on
+    (``_validation.speedup_groups`` of its GPU)."""
+    return speedup_groups(next(r[1] for r in ROWS if r[0] == row))
 
 
 def _ratio(ds, field, numerator, denominator, invert=False):
