@@ -118,16 +118,10 @@ def table(gitdir: str, commit: str, folder: str, version: str):
     return path, pq.read_table(io.BytesIO(blob)).to_pydict()
 
 
-def transcribe(gitdir: str, commit: str, folder: str, version: str, role: str, kinds: dict,
-               shapes: tuple) -> dict:
-    path, columns = table(gitdir, commit, folder, version)
-    rows = list(zip(columns["gemm_dtype"], columns["m"], columns["n"], columns["k"],
-                    columns["latency"]))
-    device, form = FORMS[folder]
-    framework = version.split("/")[0]
-    protocol = PROTOCOL if framework == "trtllm" else {
-        **PROTOCOL, "method": TORCH_METHOD[framework], "dtype": "bf16",
-        "library": f"{version} and the PyTorch / cuBLAS it ships"}
+def sets_of(rows, path: str, kinds: dict, shapes: tuple) -> list[dict]:
+    """The measured sets of one table: per kind of ``kinds`` and (N, K) of ``shapes``, its rows
+    at every M of ``MS``; ``rows`` are (gemm_dtype, m, n, k, ms) tuples, ``path`` the file."""
+    rows = list(rows)
     sets = []
     for kind, setup in kinds.items():
         for n, k in shapes:
@@ -137,10 +131,29 @@ def transcribe(gitdir: str, commit: str, folder: str, version: str, role: str, k
                 sets.append({"name": f"{kind} N{n} K{k}", "kind": "gemm", "file": path,
                              **setup, "columns": ["m", "n", "k", "ms"],
                              "points": [list(p) for p in points]})
-    return {"source": f"ai-dynamo/aiconfigurator@{commit}",
+    return sets
+
+
+def document(source: str, folder: str, role: str, protocol: dict, sets: list) -> dict:
+    """A measured file's content: ``sets`` of aiconfigurator's ``folder`` GPU under ``role``."""
+    device, form = FORMS[folder]
+    return {"source": source,
             "citation": "NVIDIA, aiconfigurator (ai-dynamo), per-GPU GEMM performance tables",
             "role": role, "device": device, "form_factor": form, "protocol": protocol,
             "sets": sets}
+
+
+def transcribe(gitdir: str, commit: str, folder: str, version: str, role: str, kinds: dict,
+               shapes: tuple) -> dict:
+    path, columns = table(gitdir, commit, folder, version)
+    rows = zip(columns["gemm_dtype"], columns["m"], columns["n"], columns["k"],
+               columns["latency"])
+    framework = version.split("/")[0]
+    protocol = PROTOCOL if framework == "trtllm" else {
+        **PROTOCOL, "method": TORCH_METHOD[framework], "dtype": "bf16",
+        "library": f"{version} and the PyTorch / cuBLAS it ships"}
+    return document(f"ai-dynamo/aiconfigurator@{commit}", folder, role, protocol,
+                    sets_of(rows, path, kinds, shapes))
 
 
 def main():
