@@ -72,6 +72,17 @@ def test_the_trt_profiler_cost_is_the_fit():
                                                                "trtllm_weight_only"}
 
 
+def test_the_wgmma_chain_is_the_fit():
+    """C8: the H100's interval leaves its TensorRT-LLM weight-only rows above the GEMV unbiased
+    (1 % either side moves the mean error across 0); the H200 takes it (same GH100 SM), the
+    GPUs without wgmma have none."""
+    chain = gpu.H100.wgmma_chain
+    assert abs(np.mean(calibrate_gpu.weight_only_errors(chain))) < 2e-3
+    assert (np.mean(calibrate_gpu.weight_only_errors(0.99 * chain)) < 0
+            < np.mean(calibrate_gpu.weight_only_errors(1.01 * chain)))
+    assert gpu.H200.wgmma_chain == chain and gpu.A100.wgmma_chain == 0.0
+
+
 def test_the_quantize_round_is_the_fit():
     """The FP8 quantize step's seconds per round of absolute-max blocks
     (``_library.QUANTIZE_ROUND``) is what the tool fits on the H100 FP8 rows at M <= 64."""
@@ -188,6 +199,8 @@ def test_deepgemm_rows_are_read_from_the_dense_table():
     ("aiconfigurator_h100_sxm_sglang.yaml", "calibration", "h100"),
     ("llmservingsim_rtx3090.yaml", "calibration", "rtx3090"),
     ("aiconfigurator_h200_sxm.yaml", "validation", "h200"),
+    ("aiconfigurator_h100_sxm_trtllm_rc3.yaml", "calibration", "h100"),
+    ("aiconfigurator_h200_sxm_trtllm_rc3.yaml", "validation", "h200"),
     ("llmservingsim_h100.yaml", "validation", "h100")])
 def test_issue_30_sets_keep_their_roles(name, role, device):
     """The roles issue 30 fixed before any comparison: aiconfigurator's A100 / H100 SXM and

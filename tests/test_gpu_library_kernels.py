@@ -258,9 +258,12 @@ def _sm90_tile(result) -> np.ndarray:
 def test_trtllm_weight_only_runs_sm90_mixed_input_kernels_on_hopper_only():
     """On Hopper the plugin's large-M tactic is a CUTLASS 3 mixed-input wgmma tile (T8 sm90),
     whose conversions overlap the asynchronous MMA: the kernel takes less than the MMA and
-    conversion times added (the sm80 path's cost); the A100 never runs one."""
+    conversion times added (the sm80 path's cost); the A100 never runs one. (Without the wgmma
+    chain, which would make the 64-token tile's k-tiles the longer and pick a tile whose waves
+    cost more than the overlap saves.)"""
     m = np.array([64.0, 1024.0, 8192.0])
-    hopper = gpu.gemm_latency(gpu.H200, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
+    unchained = dataclasses.replace(gpu.H200, wgmma_chain=0.0)
+    hopper = gpu.gemm_latency(unchained, "trtllm_weight_only", m, 4096, 4096, weight_bits=4,
                               group_size=0)
     assert np.all(_sm90_tile(hopper)) and np.all(hopper.split_k == 1)
     big = float(hopper.compute[-1]), float(hopper.cuda_core[-1])
@@ -401,6 +404,27 @@ def test_rs_cycles_match_the_main_loop_step_by_step(latency, lds, conv, per_load
     longest = max(a * latency + b * lds + c * conv for a, b, c in cycles)
     assert longest == pytest.approx(
         _interleaved_main_loop_period(latency, lds, conv, 4, per_load), rel=1e-9, abs=1e-9)
+
+
+def _sm90_loop(spec, bits):
+    record = gpu.KERNEL_LIBRARY["trtllm_weight_only"]
+    return (_kernels.hardware(spec, record, "fp16", bits),
+            record.work_for(gpu.Quant(weight_bits=bits, group_size=0)))
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_sm90_k_tile_takes_the_cta_s_wgmmas_at_the_chain_interval(bits):
+    """T12, C8: a k-tile issues 4 k16 wgmmas per 64 weight rows of its CTA; at 1000 clocks each
+    (longer than every wait cycle) it takes 4000 clocks on a 64-row tile and 8000 on a 128-row
+    one, INT4 and INT8 alike; without a chain (0, the A100's) it takes the waits' longest
+    cycle, here the H200's: INT8 128 + 29 + 16 = 173 (a buffer: 64 rows x 16 INT8 weights at
+    1 INT32 op on 64 lanes + 2 FP16 lane-ops on 256 lanes), INT4 (4 x 128 + 29 + 2 x 36) / 3."""
+    hw, work = _sm90_loop(dataclasses.replace(gpu.H200, wgmma_chain=1000.0), bits)
+    assert float(_rsloop.rs_ktile(hw, work)) == pytest.approx(4000.0)
+    assert float(_rsloop.rs_ktile(hw, work, 128)) == pytest.approx(8000.0)
+    hw, work = _sm90_loop(dataclasses.replace(gpu.H200, wgmma_chain=0.0), bits)
+    waits = {8: 173.0, 4: (4 * 128 + 29 + 2 * 36) / 3}[bits]
+    assert float(_rsloop.rs_ktile(hw, work, 128)) == pytest.approx(waits)
 
 
 def test_rs_cycles_by_hand():

@@ -257,6 +257,8 @@ APPLICATION_SETS = {("h100", "fp8"): "aiconfigurator_h100_sxm.yaml",
                     ("a100", "int8"): "aiconfigurator_a100_sxm.yaml",
                     ("h100", "bf16"): "aiconfigurator_h100_sxm.yaml",
                     ("a100", "bf16"): "aiconfigurator_a100_sxm.yaml"}
+# the set of TensorRT-LLM's weight-only plugin GEMMs that sets a GPU's ``wgmma_chain``
+WEIGHT_ONLY_SETS = {"h100": "aiconfigurator_h100_sxm_trtllm_rc3.yaml"}
 # the rate each sets: TensorRT-LLM's own FP8 and 16-bit rates (library_efficiency), the A100's
 # INT8 rate
 LIBRARY = {("h100", "fp8"): "tensorrt_llm", ("a100", "int8"): "",
@@ -313,6 +315,31 @@ def weight_only_bias(min_m: int = 1024) -> float:
             keep = np.array([point[0] for point in entry["points"]]) >= min_m
             errors += list((modeled / measured - 1)[keep])
     return float(np.mean(errors))
+
+
+def weight_only_errors(chain: float, gpu_name: str = "h100") -> np.ndarray:
+    """Relative errors of lutcore.gpu on TensorRT-LLM's weight-only GEMMs of ``gpu_name``'s
+    ``WEIGHT_ONLY_SETS`` set at the M its tensor-core tactics run (above its GEMV's
+    ``TRTLLM_WO_GEMV_MAX_M``), with the SM's wgmma chain interval at ``chain`` clocks."""
+    import lutcore.gpu as gpu
+    from experiments.lut_tensor_core import _measured
+    from lutcore.gpu._tiles import TRTLLM_WO_GEMV_MAX_M
+
+    data = _load(WEIGHT_ONLY_SETS[gpu_name])
+    spec = dataclasses.replace(gpu.gpu_spec(gpu_name), wgmma_chain=chain)
+    errors = []
+    for entry in data["sets"]:
+        if entry.get("kernel") == "trtllm_weight_only":
+            _, _, measured, modeled = _measured.gemm_points(data, entry, spec=spec)
+            keep = np.array([point[0] for point in entry["points"]]) > TRTLLM_WO_GEMV_MAX_M
+            errors += list((modeled / measured - 1)[keep])
+    return np.array(errors)
+
+
+def wgmma_chain(gpu_name: str = "h100") -> float:
+    """SM clocks per register-sourced wgmma of the sm90 weight-only loop (module doc): the value
+    leaving ``weight_only_errors`` unbiased, by bisection (a longer interval, a slower model)."""
+    return _bisect(lambda chain: -float(np.mean(weight_only_errors(chain, gpu_name))), 0.0, 400.0)
 
 
 def profiler_overhead(max_m: int = 4) -> float:
@@ -513,6 +540,8 @@ if __name__ == "__main__":
         print(gpu, dtype, library, f"efficiency={fraction:.4f}")
     print("a100 weight-only at M >= 1024 (check of best_shape)", f"bias={weight_only_bias():+.4f}")
     print("trt_layer_profiler", f"timing_overhead={profiler_overhead():.4g}")
+    for gpu in WEIGHT_ONLY_SETS:
+        print(gpu, f"wgmma_chain={wgmma_chain(gpu):.4g}")
     print("fp8 quantize step", f"round={quantize_round():.4g}")
     eager = eager_kernel_latency()
     print("hf_eager", f"kernel_latency={eager:.4g}",

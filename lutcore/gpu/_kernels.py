@@ -214,6 +214,7 @@ def hardware(gpu: GPUSpec, kernel, act: str, quant: Quant | int | None = None, *
         dram_bandwidth=gpu.gemm_dram_bandwidth, cuda_core_flops=gpu.cuda_core_flops,
         kernel_latency=gpu.kernel_latency, tile_prologue=gpu.gemm_prologue,
         dram_latency=gpu.dram_latency, wgmma_latency=gpu.wgmma_latency,
+        wgmma_chain=gpu.wgmma_chain,
         smem_latency=gpu.smem_latency,
         mma_warps=gpu.mma_warps,
         a_bytes=a_bytes,

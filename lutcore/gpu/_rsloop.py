@@ -1,17 +1,22 @@
 """TensorRT-LLM's sm90 interleaved mixed-input main loop (``_tiles`` T12): what a consumer
-warpgroup converts per register buffer and the dependence cycles that set a k-tile's time.
-Used by ``lutcore.gpu._tiles``.
+warpgroup converts per register buffer, the dependence cycles of its waits, and the SM's
+wgmma chain, which together set a k-tile's time. Used by ``lutcore.gpu._tiles``.
 
-What else a k-tile could cost was checked against the source (issue 30,
-``tools/rs_ktile_candidates.py``) and adds nothing: the TMA stages (CUTLASS's mixed-input
-builder fills shared memory, no cap: 4-52 stages, a DRAM round trip over them 15-261 clocks,
-above this loop only on tiles whose MACs take longer), the per-channel scales (a 128 B row a
-stage, one LDS a k-tile beside the weights' LDS) and the barriers (a try_wait a k-tile early,
-a release without a wait). The H200 rows' 311-394 clocks a k-tile would need a wgmma latency of
-286-349 clocks for INT8 but 208-251 for INT4 under these waits; a chain that retired each
-k-block's wgmma before issuing the next would need 53-75 for both, but the compiled kernel
-keeps these waits (no ptxas serialization; SASS waits 0x3 / 0x2 after each k-block: the tool's
-candidate 4), and no source gives an RS m64nNk16's latency at N <= 256 beyond m64n256k16's."""
+The waits alone (Luo et al.'s 128-clock interval as the latency a wait exposes) give the
+H200 rows 173 (INT8) and 204 (INT4) clocks a k-tile; the rows spend about 350, the same for
+both widths, and twice that where a CTA's tile holds 128 weight rows (``tools/mixed_input_gap
+.py``). TensorRT-LLM's H100 plugin tables (``_specs`` C8, calibration) show the same on the
+GPU whose SM the H200 shares: a k-tile costs a fixed time per m64 wgmma an SM issues, whatever
+the weight width and the tokens (N <= 128, where no wgmma is rate-bound). So the loop also
+takes ``wgmma_chain`` clocks per register-sourced wgmma of the CTA (its k16 blocks x its
+64-row weight blocks), calibrated there; which hardware step serializes them (the tensor
+pipe's occupancy at small N, the accumulator's dependence, the fence after fresh registers)
+no public source says: ``tools/device`` times chains of such wgmmas on one and two
+warpgroups. What else a k-tile could cost was checked against the source and adds nothing
+(``tools/rs_ktile_candidates.py``): the TMA stages (CUTLASS's mixed-input builder fills shared
+memory, no cap: 4-52 stages, a DRAM round trip over them 15-261 clocks), the per-channel
+scales (a 128 B row a stage, one LDS a k-tile beside the weights' LDS) and the barriers (a
+try_wait a k-tile early, a release without a wait)."""
 
 from __future__ import annotations
 
@@ -67,12 +72,15 @@ def rs_cycles(k_blocks: int, per_load: int) -> tuple:
     return tuple(sorted(cycles))
 
 
-def rs_ktile(hw, work):
-    """SM clocks a k-tile of T12's main loop takes at least: its longest dependence cycle."""
+def rs_ktile(hw, work, weight_rows=RS_GROUP_ROWS):
+    """SM clocks a k-tile of T12's main loop takes at least: its waits' longest dependence
+    cycle, or its CTA's wgmmas (``RS_K_BLOCKS`` x ``weight_rows`` / 64) at ``wgmma_chain``
+    each, whichever is longer."""
     parts = (hw.wgmma_latency, hw.smem_latency, rs_convert(hw, work))
 
     def longest(bits):
         per_load = RS_ACT_BITS // bits // 2  # kNumKIterationsPerWarpBLoad = type_factor / 2
         return functools.reduce(jnp.maximum, [sum(n * x for n, x in zip(cycle, parts))
                                               for cycle in rs_cycles(RS_K_BLOCKS, per_load)])
-    return jnp.where(hw.weight_bits == 4, longest(4), longest(8))
+    waits = jnp.where(hw.weight_bits == 4, longest(4), longest(8))
+    return jnp.maximum(waits, weight_rows / RS_GROUP_ROWS * RS_K_BLOCKS * hw.wgmma_chain)

@@ -73,6 +73,13 @@ C7 NVIDIA aiconfigurator (C5), a100_sxm/comm/nccl/2.27.3 and h100_sxm/comm/nccl/
    aiconfigurator_nccl.yaml, role calibration; tools/transcribe_aiconfigurator_layers.py):
    ``tools/calibrate_gpu.py`` fits the all-reduce's fixed latency, its latency per ring step
    and the fraction of the NVLink bandwidth it reaches.
+C8 NVIDIA aiconfigurator (C5) at its first commit, efcae12: h100_sxm/trtllm/1.0.0rc3/gemm_perf.txt
+   (a Git LFS object; the bytes from PyPI's aiconfigurator 0.4.0 wheel, checked against the
+   pointer's sha256): TensorRT-LLM's weight-only and SmoothQuant plugin GEMMs on an H100 SXM,
+   TensorRT's per-layer profiler (measured/aiconfigurator_h100_sxm_trtllm_rc3.yaml, role
+   calibration; tools/transcribe_aiconfigurator_wheel.py; its H200 twin validates).
+   ``tools/calibrate_gpu.py`` sets ``wgmma_chain`` on its weight-only rows above the plugin's
+   GEMV (M >= 16): the interval leaving them unbiased.
 C2 Vidur (A. Agrawal et al., MLSys 2024), github.com/microsoft/vidur@7d47513: per-operator
    device times of LLaMA-family layers on A100 80GB PCIe and H100 SXM (measured/vidur_*.yaml,
    role calibration; the A100 form factor and its evidence: tools/transcribe_vidur.py).
@@ -200,10 +207,12 @@ class GPUSpec:
     all-reduces. ``mma_sync_fraction``: ((dtype, fraction), ...) of the peak that Ampere's
     mma.sync instructions reach where they are not the native MMA (Hopper, S10; empty: no cap).
     ``wgmma_latency`` / ``smem_latency``: SM clocks from a wgmma's issue to its result and of a
-    dependent shared-memory load (S10; 0 where unused). ``compute_capability``: the
-    target its libraries' kernels are built for (of ``ARCHITECTURE_OF``: 80, 86, 90; its
-    ``architecture`` and the warps of one MMA, ``mma_warps``, follow); ``sfu_lanes``:
-    special-function results per SM per clock (S7).
+    dependent shared-memory load (S10; 0 where unused). ``wgmma_chain``: SM clocks an SM spends
+    per register-sourced m64nNk16 wgmma of the sm90 weight-only loop at its token widths (N <=
+    128), whatever the weight width and the warpgroup (C8; 0 where unused).
+    ``compute_capability``: the target its libraries' kernels are built for (of
+    ``ARCHITECTURE_OF``: 80, 86, 90; its ``architecture`` and the warps of one MMA,
+    ``mma_warps``, follow); ``sfu_lanes``: special-function results per SM per clock (S7).
     ``fp16_accumulate_macs``: the FP16 tensor-core rate with FP16 accumulators where the part
     runs it faster than with FP32 ones (GeForce GA102)."""
 
@@ -243,6 +252,7 @@ class GPUSpec:
     fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
     mma_sync_fraction: tuple = ()  # ((dtype, fraction), ...): mma.sync's ceiling (empty: none)
     wgmma_latency: float = 0.0  # SM clocks, issue to result (0: no wgmma)
+    wgmma_chain: float = 0.0  # SM clocks from a wgmma to the next into its accumulator
     smem_latency: float = 0.0  # SM clocks of a dependent shared-memory load
     compute_capability: int = 80  # S7: the kernels' build target (e.g. FlashAttention-2's tile)
     sfu_lanes: int = 16  # S7: exp2 / rcp / rsqrt results per SM per clock (SFU)
@@ -481,6 +491,7 @@ H100 = GPUSpec(
     dram_latency=4.20e-7,
     mma_sync_fraction=MMA_SYNC_HOPPER,  # S10
     wgmma_latency=128.0, smem_latency=29.0,  # S10 Tables VIII and IV (H800)
+    wgmma_chain=96.83,  # C8 (tools/calibrate_gpu.py on aiconfigurator_h100_sxm_trtllm_rc3.yaml)
     nvlink_bandwidth=450e9,  # S4: 900 GB/s total = 450 GB/s per direction
     allreduce_latency=5.338e-6, allreduce_hop_latency=8.445e-7,  # C7 (aiconfigurator_nccl)
     allreduce_efficiency=0.6380)

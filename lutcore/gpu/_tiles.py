@@ -135,10 +135,11 @@ T12 sm90 mixed-input main loop (cutlass@044405c, sm90_mma_tma_gmma_rs_warpspecia
    64-deep tile's 4: INT8 3, INT4 2), then converts the next register buffer (``rs_convert``;
    INT4 two k-blocks at every other block), after the next tile's LDS at a tile's last block:
    a wgmma's latency is exposed once per 4 k-blocks for INT8, once per 3 for INT4, and a k-tile
-   takes its loop's longest dependence cycle (``_rsloop``). Its mbarrier wait
-   for the next stage is polled a k-tile early (consumer_try_wait at block 0), its release of
-   the last one does not wait: where the loads keep up (the memory pipe, priced apart) neither
-   adds to the chain. Stages fill shared memory (sm90_gmma_builder.inl
+   takes its loop's longest dependence cycle, or its CTA's wgmmas at the SM's calibrated
+   ``wgmma_chain`` each if longer (``_rsloop``; 128-row tiles issue twice as many). Its
+   mbarrier wait for the next stage is polled a k-tile early (consumer_try_wait at block 0),
+   its release of the last one does not wait: where the loads keep up (the memory pipe, priced
+   apart) neither adds to the chain. Stages fill shared memory (sm90_gmma_builder.inl
    compute_stage_count_or_override_single_affine_transformed_input: no cap): one CTA an SM.
 T13 A TensorRT engine built without a GEMM plugin runs, at every M of an optimization profile,
    the tactic its builder timed fastest at the profile's optimum dimensions ("The builder
@@ -421,7 +422,7 @@ def candidate_totals(hw: Hardware, c: dict, occ: Occupancy, pipes: Pipes, m, n, 
     loop = multistage_clocks(hw, occ.stages, k_tiles, tile_clocks / k_tiles)
     chain = jnp.where(c["multistage"] > 0, rounds * loop, 0.0)
     if work.dequant_ops != (0.0, 0.0):
-        chain = jnp.where(c["group"] == 4, rounds * k_tiles * rs_ktile(hw, work), chain)
+        chain = jnp.where(c["group"] == 4, rounds * k_tiles * rs_ktile(hw, work, c["tn"]), chain)
     sm_time = jnp.maximum(tiles_per_sm * tile_clocks, chain) / issue_clock(hw, work)
     l2_time, dram_time, store_time = epilogue_store(hw, c, moved, work)
     # T10: split-K's memset or reduction kernel; T8: stream-K's workspace memset (CUTLASS
