@@ -1,8 +1,8 @@
 """Where TensorRT-LLM's weight-only rows leave the model: an analysis, nothing here sets a
 constant (issue 30).
 
-Per weight-only set of aiconfigurator's tables (A100 calibration, H200 validation), two
-readings of the measured times:
+Per weight-only set of aiconfigurator's tables (A100 and H100 calibration, H200 validation),
+two readings of the measured times:
 
 - the main loop's time per k-tile: at M = 16-128 (powers of two) the measured time less the
   profiler's fixed cost, a kernel's fixed device time and one tile prologue, over the k-tiles
@@ -50,7 +50,9 @@ with 3 wgmmas in flight (INT8) a wgmma's latency, the shared-memory load at the 
 and a buffer's conversion a k-tile, with 2 (INT4) 4 latencies, that load and 2 conversions
 every 3 k-tiles (Luo et al.'s 128 + 29 clocks, a buffer 16 for INT8 and 36 for INT4 on the
 H200: 173 and 204 clocks). The H200 rows spend about 350 clocks, the same for INT4 and INT8,
-where the loop's waits make INT4 the slower by a third of a latency; Luo et al.'s 128 clocks is
+where the loop's waits make INT4 the slower by a third of a latency; the H100's 1.0.0rc3 rows
+(calibration) spend the same, so the model adds the CTA's wgmmas at an interval calibrated
+there (``wgmma_chain``, 387 clocks a 64-row k-tile); Luo et al.'s 128 clocks is
 the issue interval of back-to-back m64n256k16 wgmmas (its peak-rate time), not the latency a
 wait exposes, and no published source gives that latency (``tools/rs_ktile_candidates.py``
 checks the loop's other width-independent costs against the source: stages, scales, barriers).
@@ -91,7 +93,8 @@ import lutcore.gpu as gpu
 from experiments.lut_tensor_core import _measured
 from lutcore.gpu import _library, _tile_tables, _tiles
 
-SETS = ("aiconfigurator_a100_sxm.yaml", "aiconfigurator_h200_sxm.yaml")
+SETS = ("aiconfigurator_a100_sxm.yaml", "aiconfigurator_h100_sxm_trtllm_rc3.yaml",
+        "aiconfigurator_h200_sxm.yaml", "aiconfigurator_h200_sxm_trtllm_rc3.yaml")
 K_TILE = 64  # k-slab of the fpA_intB tiles and of the sm90 tiles' FP16 activations (_tiles T8)
 LOOP_M = (16, 32, 64, 128)
 
@@ -240,10 +243,12 @@ def streamk_switch_lines(data: dict, spec) -> list[str]:
 
 def over_bf16(data: dict, m_min: int = 2048) -> list[str]:
     """Per width: min / median / max of the BF16 Linear's time over the weight-only time, at
-    each shape and M >= ``m_min`` both sets of ``data`` time."""
+    each shape and M >= ``m_min`` both sets of ``data`` time (none where it has no BF16 rows)."""
     bf16 = {tuple(p[:3]): p[3] for e in data["sets"] if e.get("act") == "bf16"
             and e.get("kernel") == "trtllm_gemm" for p in e["points"] if p[0] >= m_min}
     lines = []
+    if not bf16:
+        return lines
     for bits in (8, 4):
         ratio = np.array([bf16[tuple(p[:3])] / p[3] for e in data["sets"]
                           if e.get("kernel") == "trtllm_weight_only" and e["weight_bits"] == bits
