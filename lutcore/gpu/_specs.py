@@ -252,7 +252,7 @@ class GPUSpec:
     fp16_accumulate_macs: int = 0  # dense FP16 MACs/SM/clk, FP16 accumulate (0: as FP32's)
     mma_sync_fraction: tuple = ()  # ((dtype, fraction), ...): mma.sync's ceiling (empty: none)
     wgmma_latency: float = 0.0  # SM clocks, issue to result (0: no wgmma)
-    wgmma_chain: float = 0.0  # SM clocks from a wgmma to the next into its accumulator
+    wgmma_chain: float = 0.0  # SM clocks per wgmma an SM issues in the sm90 weight-only loop
     smem_latency: float = 0.0  # SM clocks of a dependent shared-memory load
     compute_capability: int = 80  # S7: the kernels' build target (e.g. FlashAttention-2's tile)
     sfu_lanes: int = 16  # S7: exp2 / rcp / rsqrt results per SM per clock (SFU)

@@ -29,7 +29,7 @@ class Hardware(NamedTuple):
     kernel_latency: jnp.ndarray  # s, fixed device time of a kernel
     dram_latency: jnp.ndarray  # s, one dependent DRAM round trip
     wgmma_latency: jnp.ndarray  # SM clocks, a wgmma's issue to its result (T12)
-    wgmma_chain: jnp.ndarray  # SM clocks from a wgmma to the next into one accumulator (T12)
+    wgmma_chain: jnp.ndarray  # SM clocks per wgmma an SM issues in the sm90 RS loop (T12)
     smem_latency: jnp.ndarray  # SM clocks of a dependent shared-memory load (T12)
     tile_prologue: jnp.ndarray  # s, pipeline fill and epilogue of one CTA tile
     mma_warps: jnp.ndarray  # warps per MMA group of the MAC tensor cores (1 or 4)
