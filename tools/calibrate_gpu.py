@@ -57,6 +57,10 @@ Per GPU, by least squares on relative errors (each row weighs the same):
   aiconfigurator_a100_sxm.yaml): on the M <= 4 rows of the sets it timed (the TensorRT
   plugins' SmoothQuant and weight-only GEMMs: the rows of least work), the constant c
   minimizing sum(((device time + c - measured) / measured)^2), the device time the tile model's;
+- the H100's ``wgmma_chain`` (aiconfigurator_h100_sxm_trtllm_rc3.yaml: TensorRT-LLM 1.0.0rc3's
+  plugin GEMMs, with the profiler cost above): SM clocks per register-sourced wgmma of its sm90
+  weight-only loop, the value for which its weight-only rows above the plugin's GEMV (M >= 16)
+  are unbiased, by bisection (the H200 takes it: the same SM);
 - the seconds per round of the FP8 quantize step's absolute-max blocks (``_library.QUANTIZE_ROUND``,
   aiconfigurator_h100_sxm.yaml): on its FP8 rows with M <= 64 (where the step's fixed grid
   shows), the t minimizing sum(((model + rounds x t - measured) / measured)^2), the model's
