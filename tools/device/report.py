@@ -4,7 +4,8 @@ of it (an analysis: nothing here sets a constant):
 - ``wgmma_chain.jsonl``: SM clocks per wgmma for every variant, and per 64-deep k-tile (four
   k-blocks) for the variants shaped like the weight-only loop (A from registers, the loop's
   INT8 or INT4 conversion before each fence; the loop waits 3 for INT8, 2 for INT4), to set
-  beside the H200 rows' 311-394;
+  beside the rows' 311-394 and the model's calibrated ``lutcore.gpu.H100.wgmma_chain`` per
+  wgmma (four a 64-row k-tile, eight a 128-row one);
 - ``tma_pipeline.jsonl``: SM clocks per TMA load of each box, from DRAM and from the L2, by
   the loads kept in flight;
 - ``rs_gemm.jsonl``: per 64-row tactic and M, the slope of the device time over K at N = 4096
