@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import lutcore.gpu as gpu
-from lutcore.gpu import _gemv, _kernels, _library, _rsloop, _tile_tables, _tiles
+from lutcore.gpu import _gemv, _kernels, _library, _rsloop, _tile_records, _tile_tables, _tiles
 
 CANDIDATES = _tile_tables.fpa_intb_candidates()
 SMS = 108  # A100
@@ -552,3 +552,20 @@ def test_sm90_weight_only_converts_each_weight_once():
             _tiles.tile_model(a100, m, 4096, 4096, work=work).seconds,
             _tiles.tile_model(a100, m, 4096, 4096,
                               work=work._replace(rs_dequant_ops=(0.0, 0.0))).seconds)
+
+
+def test_plugin_cuda_kernels_share_activation_reads_through_l1():
+    """T8, T9: a plugin's CUDA kernel loads A with plain global loads (ld.ca, cached in L1), so
+    the 8 co-resident CTAs of an SM read each A line from the L2 once: int8_sq at M = 4, N = K
+    = 8192 (4096 CTAs of 2 weight rows) moves 8192 x 8192 INT8 weights + 4096 x 4 x 8192 / 8
+    of activations + the FP16 output through the L2; a tensor-core tile (cuda_core 0) reads
+    its A per CTA."""
+    hw = _kernels.hardware(gpu.H200, gpu.KERNEL_LIBRARY["trtllm_smoothquant"], "int8", 8)
+    occ = _tile_records.Occupancy(*(jnp.asarray(x) for x in (32, 8, 128, 1, 0, 8, True)))
+    moved = {}
+    for cuda_core in (1, 0):
+        c = {"split": 1, "tm": 4, "tn": 2, "group": 1, "streamk": 0, "cuda_core": cuda_core}
+        moved[cuda_core] = float(_tiles.traffic(hw, c, 4, 8192, 8192, occ).l2_bytes)
+    weights, out = 8192 * 8192 * float(hw.w_bytes), 4 * 8192 * 2
+    assert moved[1] == pytest.approx(weights + 4096 * 4 * 8192 / 8 + out)
+    assert moved[0] == pytest.approx(weights + 4096 * 4 * 8192 + out)

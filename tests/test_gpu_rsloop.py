@@ -63,3 +63,4 @@ def test_rs_cycles_by_hand():
     assert set(_rsloop.rs_cycles(4, 1)) == {(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (0.0, 1.0, 4.0)}
     assert max(_rsloop.rs_cycles(4, 2)) == pytest.approx((4 / 3, 1 / 3, 2 / 3))
     assert (0.0, 1.0, 2.0) in _rsloop.rs_cycles(4, 2)
+

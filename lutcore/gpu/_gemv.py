@@ -23,6 +23,13 @@ plugin runs for every M <= 4: a CTA of 128 threads holds all M token rows and 2 
 each thread loads 16 INT8 of both weight rows and of every token row a step (int4 loads) and
 accumulates them with one DP4A per 4 products, walking K in steps of 16 x 128; then five xor
 shuffles per accumulator and a shared-memory sum over the 4 warps (``sq_gemv_clocks``).
+
+Both load the activations with plain global loads (int8SQ.cu: ``act + i * k + idx_k``
+through an ``int4``; the weight-only kernel: ``GMemIterator::load``, utility.h), whose
+default cache operator caches them in L1 too (PTX ISA, "Cache Operators": ``ld.ca``, "the
+default load instruction cache operation"); the co-resident CTAs of an SM walk K in the same
+order from the same start, so they read each activation line from the L2 once
+(``_tiles.traffic``), not once per CTA.
 """
 
 from __future__ import annotations
