@@ -43,8 +43,11 @@ analysis: nothing here sets a constant, and no validation row sets anything.
    each k-block's HGMMA, never 0x0 in the loop; the four A buffers are distinct registers.
    So the serial chain is not what the compiler made of the loop.
 
-What is left needs clocks counted on a Hopper GPU: ``tools/device/`` (its README) is that check,
-built here and run in one device call where a session is lent one.
+The H100's calibration rows (TensorRT-LLM 1.0.0rc3) pay the same, and the model now prices it
+as a calibrated interval per wgmma an SM issues (``GPUSpec.wgmma_chain``, ``_rsloop``); which of
+the costs above, or which hardware step, that interval is still needs clocks counted on a Hopper
+GPU: ``tools/device/`` (its README) is that check, built here and run in one device call where a
+session is lent one.
 
 Usage: PYTHONPATH=. python tools/rs_ktile_candidates.py
 """
@@ -149,7 +152,7 @@ def main():
           + ", ".join(f"{k} {v / TMA_CLOCK_HZ * 1e9:.0f} ns ({v / TMA_CLOCK_HZ * spec.sm_clock:.0f}"
                       f" clk)" for k, v in TMA_CLOCKS.items()))
     print("\n".join(stage_lines(spec) + latency_lines(data, spec)))
-    print(f"  model (S10 latency {spec.wgmma_latency:.0f}): "
+    print(f"  model (S10 latency {spec.wgmma_latency:.0f}, wgmma_chain {spec.wgmma_chain:.2f}): "
           + ", ".join(f"INT{b} {float(np.max(model_ktile(spec, b))):.0f} clk" for b in (8, 4)))
 
 
