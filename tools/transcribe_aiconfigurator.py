@@ -49,7 +49,6 @@ from __future__ import annotations
 import io
 import subprocess
 
-import pyarrow.parquet as pq
 from snapshot import snapshot_args, write_measured
 
 DATA = "aic-core/src/aiconfigurator_core/systems/data"
@@ -112,6 +111,8 @@ PROTOCOL = {
 
 def table(gitdir: str, commit: str, folder: str, version: str):
     """The parquet table of one GPU and framework version as a dict of columns."""
+    import pyarrow.parquet as pq  # the tool's own dependency, not the project's
+
     path = f"{DATA}/{folder}/gemm/{version}/gemm_perf.parquet"
     blob = subprocess.run(["git", "--git-dir", gitdir, "show", f"{commit}:{path}"], check=True,
                           capture_output=True).stdout
