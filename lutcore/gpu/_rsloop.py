@@ -24,7 +24,7 @@ import functools
 
 import jax.numpy as jnp
 
-from ._tile_tables import SM90_TK
+from ._tile_tables import SM90_TK, WGMMA_M
 
 # T12: a register buffer, 64 rows x (a k16 block x type_factor / 2 =) 128 bits of weights
 RS_LOAD_BITS, RS_GROUP_ROWS = 128, 64
@@ -72,9 +72,9 @@ def rs_cycles(k_blocks: int, per_load: int) -> tuple:
     return tuple(sorted(cycles))
 
 
-def rs_ktile(hw, work, weight_rows=RS_GROUP_ROWS):
+def rs_ktile(hw, work, weight_rows=WGMMA_M):
     """SM clocks a k-tile of T12's main loop takes at least: its waits' longest dependence
-    cycle, or its CTA's wgmmas (``RS_K_BLOCKS`` x ``weight_rows`` / 64) at ``wgmma_chain``
+    cycle, or its CTA's wgmmas (``RS_K_BLOCKS`` x ``weight_rows`` / ``WGMMA_M``) at ``wgmma_chain``
     each, whichever is longer."""
     parts = (hw.wgmma_latency, hw.smem_latency, rs_convert(hw, work))
 
@@ -83,4 +83,4 @@ def rs_ktile(hw, work, weight_rows=RS_GROUP_ROWS):
         return functools.reduce(jnp.maximum, [sum(n * x for n, x in zip(cycle, parts))
                                               for cycle in rs_cycles(RS_K_BLOCKS, per_load)])
     waits = jnp.where(hw.weight_bits == 4, longest(4), longest(8))
-    return jnp.maximum(waits, weight_rows / RS_GROUP_ROWS * RS_K_BLOCKS * hw.wgmma_chain)
+    return jnp.maximum(waits, weight_rows / WGMMA_M * RS_K_BLOCKS * hw.wgmma_chain)

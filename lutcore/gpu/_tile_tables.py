@@ -26,6 +26,8 @@ SM80_TILES = ((256, 128, 32, 3, 4, 2), (128, 256, 32, 3, 2, 4), (256, 64, 32, 4,
 # T2: (tm, tn) of the SM90 warpgroup tiles, k-slab 64
 SM90_TILES = ((64, 64), (64, 128), (64, 256), (128, 64), (128, 128), (128, 256), (256, 128))
 SM90_TK = 64
+# rows of one wgmma (m64nNk16, S9): a consumer warpgroup's share of an SM90 tile
+WGMMA_M = 64
 # T6: fpA_intB's CTA rows (x 128 columns x k-slab 64, warps 1 x 4) and stages, in the order
 # its heuristic visits them (cutlass_heuristic.cc, get_candidate_configs)
 FPA_INTB_ROWS, FPA_INTB_STAGES = (32, 64, 128), (2, 3, 4)
@@ -70,10 +72,10 @@ def library_candidates(cutlass: bool = False) -> dict[str, np.ndarray]:
     for (tm, tn, tk, stages, wy, wx), split in itertools.product(SM80_TILES, SPLITS):
         rows.append((tm, tn, tk, stages, tm / wy, tn / wx, wy * wx, 1, split, 0, float(cutlass)))
     for (tm, tn), split in itertools.product(SM90_TILES, SPLITS):
-        groups = tm // 64  # consumer warpgroups, plus one producer warpgroup
-        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (groups + 1), 4, split, 0, 0))
+        groups = tm // WGMMA_M  # consumer warpgroups, plus one producer warpgroup
+        rows.append((tm, tn, SM90_TK, 0, WGMMA_M, tn, 4 * (groups + 1), 4, split, 0, 0))
     for tm, tn in SM90_TILES:  # T4: persistent stream-K
-        rows.append((tm, tn, SM90_TK, 0, 64, tn, 4 * (tm // 64 + 1), 4, 1, 1, 0))
+        rows.append((tm, tn, SM90_TK, 0, WGMMA_M, tn, 4 * (tm // WGMMA_M + 1), 4, 1, 1, 0))
     return _table(rows)
 
 
