@@ -88,7 +88,7 @@ def test_the_epilogue_reads_and_writes_the_output_format_of_the_setup():
     fill and epilogue."""
     c = {name: np.array([value], float) for name, value in dict(
         tm=16, tn=128, tk=64, stages=3, wm=16, wn=32, warps=4, group=1, split=1,
-        streamk=0).items()}
+        streamk=0, cuda_core=0).items()}
     by_hand = {gpu.Setup(): 8192, gpu.Setup(output="int32", reads_c=True): 32768,
                gpu.Setup(output="int8"): 4096}
     for setup, out in by_hand.items():

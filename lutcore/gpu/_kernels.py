@@ -406,7 +406,7 @@ def dram_traffic(gpu: GPUSpec, kernel: str, m, n, k, tile: tuple, warp: tuple, *
     (tm, tn, tk), (wm, wn) = tile, warp
     c = {name: np.array([value], float) for name, value in dict(
         tm=tm, tn=tn, tk=tk, stages=STAGES, wm=wm, wn=wn, warps=(tm // wm) * (tn // wn),
-        group=0, split=1, streamk=0).items()}
+        group=0, split=1, streamk=0, cuda_core=0).items()}
     moved = traffic(hw, c, float(m), float(n), float(k), occupancy(hw, c, record.work))
     return float(np.asarray(moved.dram_bytes if l2_reuse else moved.l2_bytes)[0])
 

@@ -282,9 +282,8 @@ def traffic(hw: Hardware, c: dict, m, n, k, occ: Occupancy) -> Traffic:
     # CTAs of a cluster (H100 whitepaper S4, "Thread Block Clusters", "TMA"), halving its L2 reads
     multicast = jnp.where((c["group"] == 4) & (tiles_m >= 2), 2.0, 1.0)
     # T8, T9: the plugins' CUDA kernels load A with plain global loads (ld.ca, cached in L1):
-    # an SM's co-resident CTAs walk K in step and share each A line's L2 read (a tile given
-    # without the column is no such kernel)
-    a_readers = jnp.where(c.get("cuda_core", 0) == 1, occ.ctas, 1.0)
+    # an SM's co-resident CTAs walk K in step and share each A line's L2 read
+    a_readers = jnp.where(c["cuda_core"] == 1, occ.ctas, 1.0)
     tile_bytes = k_part * (rows * hw.a_bytes / a_readers + cols * hw.w_bytes / multicast)
     partials = jnp.where(c["split"] > 1, 2 * m * n * hw.accumulator_bytes * c["split"], 0.0)
     partials += c["streamk"] * 2 * hw.sms * c["tm"] * c["tn"] * hw.accumulator_bytes  # T4 fixup
