@@ -39,7 +39,8 @@ def _snapshot(tmp_path, committed: bytes, shipped: bytes):
 
 def test_rows_come_from_the_committed_object(tmp_path):
     gitdir, wheel = _snapshot(tmp_path, TABLE.encode(), TABLE.encode())
-    path, rows = tool.wheel_table(wheel, gitdir, "HEAD", "h100_sxm")
+    path, oid, rows = tool.wheel_table(wheel, gitdir, "HEAD", "h100_sxm")
+    assert oid == hashlib.sha256(TABLE.encode()).hexdigest()
     assert path.endswith("h100_sxm/trtllm/1.0.0rc3/gemm_perf.txt")
     assert rows[0] == ("int8_wo", 16, 4096, 4096, 0.0213) and len(rows) == 4
     sets = tool.sets_of(rows, path, tool.PLUGIN_KINDS, ((4096, 4096),))

@@ -60,9 +60,9 @@ def lfs_pointer(gitdir: str, commit: str, path: str) -> tuple[str, int]:
     return fields["oid"].removeprefix("sha256:"), int(fields["size"])
 
 
-def wheel_table(wheel: str, gitdir: str, commit: str, folder: str) -> tuple[str, list]:
-    """(git path, rows as (gemm_dtype, m, n, k, ms)) of ``folder``'s table, read from ``wheel``
-    after checking it is the LFS object the commit points to."""
+def wheel_table(wheel: str, gitdir: str, commit: str, folder: str) -> tuple[str, str, list]:
+    """(git path, LFS sha256, rows as (gemm_dtype, m, n, k, ms)) of ``folder``'s table, read
+    from ``wheel`` after checking it is the LFS object the commit points to."""
     path = f"{GIT_DATA}/{folder}/{VERSION}/gemm_perf.txt"
     oid, size = lfs_pointer(gitdir, commit, path)
     blob = zipfile.ZipFile(wheel).read(f"{WHEEL_DATA}/{folder}/{VERSION}/gemm_perf.txt")
@@ -70,7 +70,7 @@ def wheel_table(wheel: str, gitdir: str, commit: str, folder: str) -> tuple[str,
         raise ValueError(f"{wheel}: {folder}'s table is not the LFS object {oid} of {commit}")
     rows = [(r["gemm_dtype"], int(r["m"]), int(r["n"]), int(r["k"]), float(r["latency"]))
             for r in csv.DictReader(io.StringIO(blob.decode()))]
-    return path, rows
+    return path, oid, rows
 
 
 def main():
@@ -81,8 +81,7 @@ def main():
     args = parser.parse_args()
     commit = git(args.gitdir, "rev-parse", args.commit).strip()
     for folder, role in TABLES:
-        path, rows = wheel_table(args.wheel, args.gitdir, commit, folder)
-        oid, _ = lfs_pointer(args.gitdir, commit, path)
+        path, oid, rows = wheel_table(args.wheel, args.gitdir, commit, folder)
         source = f"ai-dynamo/aiconfigurator@{commit}"
         data = document(source, folder, role, RC3_PROTOCOL,
                         sets_of(rows, path, PLUGIN_KINDS, SHAPES))
